@@ -20,7 +20,7 @@ pub mod client;
 pub mod payments_server;
 pub mod reconciliation;
 
-use sim::{ChargeOutcome, Kit, KeySource, LedgerEntry, Network, Order, Payments, Reconciliation};
+use sim::{ChargeOutcome, KeySource, Kit, LedgerEntry, Network, Order, Payments, Reconciliation};
 
 pub use payments_server::PaymentsServer;
 

@@ -18,7 +18,11 @@ pub struct PaymentsServer {
 impl PaymentsServer {
     /// Un servidor con el ledger y el store vacíos.
     pub fn new(idempotent: bool) -> PaymentsServer {
-        PaymentsServer { idempotent, ledger: Vec::new(), store: IdempotencyStore::default() }
+        PaymentsServer {
+            idempotent,
+            ledger: Vec::new(),
+            store: IdempotencyStore::default(),
+        }
     }
 }
 

@@ -23,10 +23,16 @@ pub fn charge_with_key<P: Payments + ?Sized>(
     while attempts < max_attempts {
         attempts += 1;
         if let Some(result) = network.send(server, key, order.id, order.amount) {
-            return ChargeOutcome { attempts, confirmed: Some(result) };
+            return ChargeOutcome {
+                attempts,
+                confirmed: Some(result),
+            };
         }
     }
-    ChargeOutcome { attempts, confirmed: None }
+    ChargeOutcome {
+        attempts,
+        confirmed: None,
+    }
 }
 
 /// The WRONG client of lesson 3: it creates a new key on every attempt, so the
@@ -45,8 +51,14 @@ pub fn charge_with_key_per_attempt<P: Payments + ?Sized, K: KeySource + ?Sized>(
         attempts += 1;
         let key = keys.new_key(); // the mistake: a key per attempt, not per operation
         if let Some(result) = network.send(server, key, order.id, order.amount) {
-            return ChargeOutcome { attempts, confirmed: Some(result) };
+            return ChargeOutcome {
+                attempts,
+                confirmed: Some(result),
+            };
         }
     }
-    ChargeOutcome { attempts, confirmed: None }
+    ChargeOutcome {
+        attempts,
+        confirmed: None,
+    }
 }

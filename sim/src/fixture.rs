@@ -191,7 +191,10 @@ impl Scenario {
                 message: translate_toml_error(e.message()),
             }
         })?;
-        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         validate(raw, name, path)
     }
 
@@ -247,7 +250,10 @@ impl Scenario {
                 amount_max: amounts.1,
                 seed,
             },
-            losses: LossSpec::Random { p_response_lost, seed: seed.wrapping_add(1) },
+            losses: LossSpec::Random {
+                p_response_lost,
+                seed: seed.wrapping_add(1),
+            },
             max_attempts,
             stream,
             key_seed: seed,
@@ -267,16 +273,26 @@ impl Scenario {
     pub fn orders(&self) -> Vec<Order> {
         let amounts: Vec<Money> = match &self.orders {
             OrdersSpec::Listed(a) => a.clone(),
-            OrdersSpec::Generated { count, amount_min, amount_max, seed } => {
+            OrdersSpec::Generated {
+                count,
+                amount_min,
+                amount_max,
+                seed,
+            } => {
                 let mut s = Stream::new(self.stream, *seed);
                 let (lo, hi) = (*amount_min as u64, *amount_max as u64);
-                (0..*count).map(|_| Money::from_dollars(s.randint(lo, hi) as i64)).collect()
+                (0..*count)
+                    .map(|_| Money::from_dollars(s.randint(lo, hi) as i64))
+                    .collect()
             }
         };
         amounts
             .into_iter()
             .enumerate()
-            .map(|(i, amount)| Order { id: OrderId(i as u64 + 1), amount })
+            .map(|(i, amount)| Order {
+                id: OrderId(i as u64 + 1),
+                amount,
+            })
             .collect()
     }
 
@@ -284,9 +300,10 @@ impl Scenario {
     pub fn loss_model(&self) -> LossModel {
         match &self.losses {
             LossSpec::Scripted(s) => LossModel::scripted(s.clone()),
-            LossSpec::Random { p_response_lost, seed } => {
-                LossModel::random(self.stream, *seed, *p_response_lost)
-            }
+            LossSpec::Random {
+                p_response_lost,
+                seed,
+            } => LossModel::random(self.stream, *seed, *p_response_lost),
         }
     }
 
@@ -304,7 +321,9 @@ impl Scenario {
     /// The loss probability, or `None` for a script.
     pub fn p_response_lost(&self) -> Option<f64> {
         match self.losses {
-            LossSpec::Random { p_response_lost, .. } => Some(p_response_lost),
+            LossSpec::Random {
+                p_response_lost, ..
+            } => Some(p_response_lost),
             LossSpec::Scripted(_) => None,
         }
     }
@@ -357,7 +376,10 @@ fn validate(raw: RawFixture, name: String, path: &Path) -> Result<Scenario, Fixt
             if amounts.is_empty() || amounts.len() > MAX_LISTED {
                 return Err(err(
                     "orders.amounts",
-                    format!("debe tener entre 1 y {MAX_LISTED} montos; tiene {}", amounts.len()),
+                    format!(
+                        "debe tener entre 1 y {MAX_LISTED} montos; tiene {}",
+                        amounts.len()
+                    ),
                 ));
             }
             if let Some((i, a)) = amounts.iter().enumerate().find(|(_, a)| !amount_ok(**a)) {
@@ -405,14 +427,20 @@ fn validate(raw: RawFixture, name: String, path: &Path) -> Result<Scenario, Fixt
                     ),
                 ));
             }
-            OrdersSpec::Generated { count: count as u64, amount_min, amount_max, seed }
+            OrdersSpec::Generated {
+                count: count as u64,
+                amount_min,
+                amount_max,
+                seed,
+            }
         }
     };
     let losses = match (raw.losses.script, raw.losses.p_response_lost) {
         (Some(_), Some(_)) => {
             return Err(err(
                 "losses",
-                "usa `script` (lista de lost/delivered) o `p_response_lost` con `seed`, no ambos".into(),
+                "usa `script` (lista de lost/delivered) o `p_response_lost` con `seed`, no ambos"
+                    .into(),
             ));
         }
         (None, None) => {
@@ -431,7 +459,10 @@ fn validate(raw: RawFixture, name: String, path: &Path) -> Result<Scenario, Fixt
             if script.len() > MAX_LISTED {
                 return Err(err(
                     "losses.script",
-                    format!("admite a lo sumo {MAX_LISTED} entradas; tiene {}", script.len()),
+                    format!(
+                        "admite a lo sumo {MAX_LISTED} entradas; tiene {}",
+                        script.len()
+                    ),
                 ));
             }
             LossSpec::Scripted(
@@ -452,9 +483,15 @@ fn validate(raw: RawFixture, name: String, path: &Path) -> Result<Scenario, Fixt
                 ));
             }
             let seed = raw.losses.seed.ok_or_else(|| {
-                err("losses.seed", "falta; las pérdidas aleatorias necesitan una semilla entera ≥ 0".into())
+                err(
+                    "losses.seed",
+                    "falta; las pérdidas aleatorias necesitan una semilla entera ≥ 0".into(),
+                )
             })?;
-            LossSpec::Random { p_response_lost: p, seed }
+            LossSpec::Random {
+                p_response_lost: p,
+                seed,
+            }
         }
     };
     Ok(Scenario {
@@ -485,7 +522,9 @@ fn translate_toml_error(message: &str) -> String {
     let msg = message.trim();
     let first = msg.lines().next().unwrap_or("").trim();
     let allowed = |rest: &str| {
-        rest.replace("expected one of ", "").replace("expected ", "").replace(" or ", " o ")
+        rest.replace("expected one of ", "")
+            .replace("expected ", "")
+            .replace(" or ", " o ")
     };
     if let Some(rest) = first.strip_prefix("unknown field ") {
         let (field, tail) = rest.split_once(", ").unwrap_or((rest, ""));
@@ -498,9 +537,15 @@ fn translate_toml_error(message: &str) -> String {
     if let Some(field) = first.strip_prefix("missing field ") {
         return format!("falta el campo obligatorio {field}");
     }
-    if let Some(rest) = first.strip_prefix("invalid type: ").or_else(|| first.strip_prefix("invalid value: ")) {
+    if let Some(rest) = first
+        .strip_prefix("invalid type: ")
+        .or_else(|| first.strip_prefix("invalid value: "))
+    {
         let (got, want) = rest.split_once(", expected ").unwrap_or((rest, "?"));
-        return format!("tipo o valor inválido: se esperaba {}, se leyó {got}", spanish_type(want));
+        return format!(
+            "tipo o valor inválido: se esperaba {}, se leyó {got}",
+            spanish_type(want)
+        );
     }
     if first.starts_with("duplicate key") {
         return format!("clave repetida ({first})");

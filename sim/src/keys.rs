@@ -30,7 +30,10 @@ pub struct SeededKeys {
 impl SeededKeys {
     /// A key source seeded with `seed`.
     pub fn new(seed: u64) -> SeededKeys {
-        SeededKeys { stream: Stream::new(StreamKind::Chacha, seed), last: 0 }
+        SeededKeys {
+            stream: Stream::new(StreamKind::Chacha, seed),
+            last: 0,
+        }
     }
 }
 

@@ -151,7 +151,10 @@ impl Percent {
         if self.whole == Money::ZERO {
             (0, 1)
         } else {
-            (i128::from(self.part.cents()), i128::from(self.whole.cents()))
+            (
+                i128::from(self.part.cents()),
+                i128::from(self.whole.cents()),
+            )
         }
     }
 
@@ -197,7 +200,10 @@ mod tests {
         assert_eq!(Money::from_dollars(1000).to_string(), "$1,000");
         assert_eq!(Money::from_cents(123_456).to_string(), "$1,234.56");
         assert_eq!(Money::from_dollars(-5).to_string(), "-$5");
-        assert_eq!(format!("{:>10}", Money::from_dollars(256_979)), "$   256,979");
+        assert_eq!(
+            format!("{:>10}", Money::from_dollars(256_979)),
+            "$   256,979"
+        );
         assert_eq!(format!("{:>10}", Money::ZERO), "$         0");
     }
 
@@ -206,8 +212,14 @@ mod tests {
         let p = Percent::of(Money::from_dollars(48_139), Money::from_dollars(256_979));
         assert_eq!(p.tenths(), 187);
         assert_eq!(p.to_string(), "18.7%");
-        assert_eq!(Percent::of(Money::from_dollars(3), Money::ZERO).to_string(), "0.0%");
-        assert_eq!(Percent::of(Money::from_dollars(1), Money::from_dollars(8)).tenths(), 125);
+        assert_eq!(
+            Percent::of(Money::from_dollars(3), Money::ZERO).to_string(),
+            "0.0%"
+        );
+        assert_eq!(
+            Percent::of(Money::from_dollars(1), Money::from_dollars(8)).tenths(),
+            125
+        );
         assert_eq!(
             Percent::of(Money::from_dollars(1), Money::from_dollars(2)),
             Percent::of(Money::from_dollars(50), Money::from_dollars(100))
@@ -216,6 +228,9 @@ mod tests {
             Percent::of(Money::from_dollars(48_139), Money::from_dollars(256_979)),
             Percent::of(Money::from_dollars(48_139), Money::from_dollars(305_118))
         );
-        assert_eq!(Percent::of(Money::ZERO, Money::from_dollars(9)), Percent::default());
+        assert_eq!(
+            Percent::of(Money::ZERO, Money::from_dollars(9)),
+            Percent::default()
+        );
     }
 }

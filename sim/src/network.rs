@@ -46,7 +46,10 @@ impl LossModel {
 
     /// A random model drawing from a `kind` stream seeded with `seed`.
     pub fn random(kind: StreamKind, seed: u64, p_response_lost: f64) -> LossModel {
-        LossModel::Random { stream: Stream::new(kind, seed), p_response_lost }
+        LossModel::Random {
+            stream: Stream::new(kind, seed),
+            p_response_lost,
+        }
     }
 
     /// The fate of the next response (one draw per attempt).
@@ -58,7 +61,10 @@ impl LossModel {
                 *next += 1;
                 d
             }
-            LossModel::Random { stream, p_response_lost } => {
+            LossModel::Random {
+                stream,
+                p_response_lost,
+            } => {
                 if stream.random() < *p_response_lost {
                     Delivery::Lost
                 } else {
@@ -83,7 +89,10 @@ pub struct Network {
 impl Network {
     /// A network whose responses are lost according to `losses`.
     pub fn new(losses: LossModel) -> Network {
-        Network { losses, attempts: 0 }
+        Network {
+            losses,
+            attempts: 0,
+        }
     }
 
     /// A network that never loses a response.

@@ -15,8 +15,14 @@ pub fn charge_order<P: Payments, K: KeySource>(
     let key = keys.new_key();
     for attempt in 1..=max_attempts {
         if let Some(result) = network.send(server, key, order.id, order.amount) {
-            return ChargeOutcome { attempts: attempt, confirmed: Some(result) };
+            return ChargeOutcome {
+                attempts: attempt,
+                confirmed: Some(result),
+            };
         }
     }
-    ChargeOutcome { attempts: max_attempts, confirmed: None }
+    ChargeOutcome {
+        attempts: max_attempts,
+        confirmed: None,
+    }
 }

@@ -19,14 +19,27 @@ pub struct PaymentsServer {
 impl PaymentsServer {
     /// A server with an empty ledger and store.
     pub fn new(idempotent: bool) -> PaymentsServer {
-        PaymentsServer { idempotent, ledger: Vec::new(), store: IdempotencyStore::default() }
+        PaymentsServer {
+            idempotent,
+            ledger: Vec::new(),
+            store: IdempotencyStore::default(),
+        }
     }
 
     /// Executes the charge for real: one new ledger row, one new charge id.
     fn execute(&mut self, key: IdempotencyKey, order_id: OrderId, amount: Money) -> ChargeResult {
         let charge_id = ChargeId::next_after(self.ledger.len());
-        self.ledger.push(LedgerEntry { key, order_id, amount, charge_id });
-        ChargeResult { charge_id, amount, status: ChargeStatus::Captured }
+        self.ledger.push(LedgerEntry {
+            key,
+            order_id,
+            amount,
+            charge_id,
+        });
+        ChargeResult {
+            charge_id,
+            amount,
+            status: ChargeStatus::Captured,
+        }
     }
 }
 
@@ -42,8 +55,17 @@ impl Payments for PaymentsServer {
             Entry::Occupied(stored) => *stored.get(),
             Entry::Vacant(slot) => {
                 let charge_id = ChargeId::next_after(self.ledger.len());
-                self.ledger.push(LedgerEntry { key, order_id, amount, charge_id });
-                *slot.insert(ChargeResult { charge_id, amount, status: ChargeStatus::Captured })
+                self.ledger.push(LedgerEntry {
+                    key,
+                    order_id,
+                    amount,
+                    charge_id,
+                });
+                *slot.insert(ChargeResult {
+                    charge_id,
+                    amount,
+                    status: ChargeStatus::Captured,
+                })
             }
         }
     }

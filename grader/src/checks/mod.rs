@@ -1,0 +1,99 @@
+//! The catalog of checks: fixed checks per exercise, plus one whole-scenario
+//! check per exercise for every fixture (and seeded variant) being graded.
+
+pub mod client;
+pub mod reconciliation;
+pub mod scenario;
+pub mod server;
+
+use sim::{Kit, Scenario};
+
+use crate::verdict::{Exercise, Verdict};
+
+/// What a check runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckTarget {
+    /// A fixed check of the exercise's module, by its id.
+    Fixed(&'static str),
+    /// The whole-scenario check of the catalog's scenario at this index.
+    Scenario(usize),
+}
+
+/// One check, as reports list it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    /// Stable id, `exercise/name` (`cobro/replay-devuelve-lo-guardado`,
+    /// `cobro/flota-1000`): rubrics and the child process refer to it.
+    pub id: String,
+    /// The exercise it grades.
+    pub exercise: Exercise,
+    /// What it verifies, in Spanish.
+    pub title: String,
+    /// What it runs.
+    pub target: CheckTarget,
+}
+
+/// The checks of one grading run, in report order.
+#[derive(Clone, Debug)]
+pub struct Catalog {
+    /// The scenarios the scenario checks run, in order.
+    pub scenarios: Vec<Scenario>,
+    /// Every check, grouped by exercise.
+    pub checks: Vec<Check>,
+}
+
+fn fixed(exercise: Exercise) -> &'static [(&'static str, &'static str)] {
+    match exercise {
+        Exercise::Cobro => server::CHECKS,
+        Exercise::Cliente => client::CHECKS,
+        Exercise::Reconciliacion => reconciliation::CHECKS,
+    }
+}
+
+impl Catalog {
+    /// The checks of `exercises` (all three when empty) over `scenarios`.
+    pub fn new(scenarios: Vec<Scenario>, exercises: &[Exercise]) -> Catalog {
+        let chosen: Vec<Exercise> = if exercises.is_empty() {
+            Exercise::ALL.to_vec()
+        } else {
+            exercises.to_vec()
+        };
+        let mut checks = Vec::new();
+        for exercise in chosen {
+            for &(name, title) in fixed(exercise) {
+                checks.push(Check {
+                    id: format!("{}/{name}", exercise.id()),
+                    exercise,
+                    title: title.to_string(),
+                    target: CheckTarget::Fixed(name),
+                });
+            }
+            for (i, s) in scenarios.iter().enumerate() {
+                checks.push(Check {
+                    id: format!("{}/{}", exercise.id(), s.name),
+                    exercise,
+                    title: format!("escenario {}", scenario::describe_scenario(s)),
+                    target: CheckTarget::Scenario(i),
+                });
+            }
+        }
+        Catalog { scenarios, checks }
+    }
+
+    /// The check with this id.
+    pub fn find(&self, id: &str) -> Option<&Check> {
+        self.checks.iter().find(|c| c.id == id)
+    }
+
+    /// Runs `check` against `K`, in this process (panics propagate).
+    pub fn run<K: Kit>(&self, check: &Check) -> Verdict {
+        match (check.exercise, check.target) {
+            (Exercise::Cobro, CheckTarget::Fixed(id)) => server::run::<K>(id),
+            (Exercise::Cliente, CheckTarget::Fixed(id)) => client::run::<K>(id),
+            (Exercise::Reconciliacion, CheckTarget::Fixed(id)) => reconciliation::run::<K>(id),
+            (exercise, CheckTarget::Scenario(i)) => {
+                scenario::run::<K>(exercise, &self.scenarios[i])
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! The command line, in the student's language (clap).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{ArgAction, Parser, Subcommand};
+
+/// Corrector del Módulo 4, lección 2: «El doble cargo del reintento, medido».
+///
+/// Sin comando, verifica tus tres ejercicios (exercises/) e imprime el
+/// informe; el estado de salida es 0 si todo pasa, 1 si algo falla y 2 si los
+/// argumentos o los fixtures son inválidos.
+#[derive(Parser, Debug)]
+#[command(
+    name = "grader",
+    disable_help_flag = true,
+    disable_version_flag = true,
+    disable_help_subcommand = true,
+    subcommand_help_heading = "Comandos",
+    next_help_heading = "Opciones",
+    help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
+    override_usage = "cargo run -p grader -- [OPCIONES] [COMANDO]"
+)]
+pub struct Cli {
+    /// Verifica la solución de referencia (solutions/) en vez de tu código.
+    #[arg(long, visible_alias = "soluciones", global = true)]
+    pub solutions: bool,
+
+    /// Límite de tiempo de cada verificación, en segundos (p. ej. 5 o 0.5).
+    #[arg(long, visible_alias = "limite", value_name = "SEGUNDOS", default_value = "5", value_parser = parse_timeout, global = true)]
+    pub timeout: Duration,
+
+    /// Carpeta de fixtures (*.toml) a usar además de fixtures/; se puede repetir.
+    #[arg(
+        long,
+        visible_alias = "escenarios",
+        value_name = "CARPETA",
+        global = true
+    )]
+    pub fixtures: Vec<PathBuf>,
+
+    /// Muestra esta ayuda.
+    #[arg(short = 'h', long = "help", visible_alias = "ayuda", action = ArgAction::Help, global = true)]
+    pub help: Option<bool>,
+
+    /// Qué hacer (sin comando: verificar los ejercicios).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Los comandos.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Imprime la tabla de un escenario de la lección con tu código (o con
+    /// --solutions) y la compara con la salida esperada.
+    Escenario {
+        /// Nombre del fixture (p. ej. flota-1000) o ruta a un .toml; sin nombre, todos.
+        nombre: Option<String>,
+    },
+}
+
+/// Parses `--timeout`: a positive number of seconds, at most 600.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("«{text}» no es un número de segundos (p. ej. 5 o 0.5)"))?;
+    if !(secs > 0.0 && secs <= 600.0) {
+        return Err(format!("debe estar entre 0 y 600 segundos; se leyó {text}"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Parses the command line; on a usage error prints a Spanish one-line
+/// message and exits with status 2 (help exits 0).
+pub fn parse() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => exit_on_clap_error(e),
+    }
+}
+
+/// Prints a clap error in Spanish and exits (0 for help, 2 otherwise).
+pub fn exit_on_clap_error(e: clap::Error) -> ! {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        std::process::exit(0);
+    }
+    let ctx = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => s.clone(),
+        Some(ContextValue::Strings(v)) => v.join(", "),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    let arg = ctx(ContextKind::InvalidArg);
+    let message = match e.kind() {
+        ErrorKind::UnknownArgument => format!("opción desconocida: {arg}"),
+        ErrorKind::InvalidSubcommand => format!(
+            "comando desconocido: {}; los comandos son: escenario",
+            ctx(ContextKind::InvalidSubcommand)
+        ),
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
+            let value = ctx(ContextKind::InvalidValue);
+            let allowed = ctx(ContextKind::ValidValue);
+            let why = e.source().map(|s| s.to_string()).unwrap_or_default();
+            let mut m = format!("valor inválido para {arg}: «{value}»");
+            if !allowed.is_empty() {
+                m.push_str(&format!("; se permiten: {allowed}"));
+            }
+            if !why.is_empty() {
+                m.push_str(&format!(" ({why})"));
+            }
+            m
+        }
+        ErrorKind::MissingRequiredArgument => format!("falta el argumento obligatorio {arg}"),
+        ErrorKind::ArgumentConflict => format!(
+            "{arg} no se puede usar junto con {}",
+            ctx(ContextKind::PriorArg)
+        ),
+        ErrorKind::TooManyValues | ErrorKind::NoEquals => format!("argumento inesperado: {arg}"),
+        _ => format!(
+            "argumentos inválidos: {}",
+            e.to_string()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ")
+        ),
+    };
+    eprintln!("grader: {message}. Usa --help para ver las opciones.");
+    std::process::exit(2);
+}
+
+use std::error::Error as _;

@@ -1,0 +1,3 @@
+//! The grader's subcommands.
+
+pub mod escenario;

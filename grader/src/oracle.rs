@@ -1,0 +1,145 @@
+//! The independent oracle: what every figure of a scenario must be, computed
+//! by plain arithmetic over the fixture's amounts and loss draws.
+//!
+//! It never calls `solutions` (nor `exercises`): a student repository without
+//! `solutions/` is graded against exactly the same expectations.
+
+use sim::{Delivery, Money, Percent, Scenario};
+
+/// The figures of one world, as the lesson's tables print them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorldFigures {
+    /// Attempts the network carried ("intentos totales al server").
+    pub attempts: u64,
+    /// Ledger rows ("cargos en el ledger" and "ejecuciones reales del cobro").
+    pub charges: u64,
+    /// Orders with 2+ ledger rows.
+    pub orders_charged_twice_or_more: u64,
+    /// Orders whose every response was lost (the client gave up).
+    pub unconfirmed: u64,
+    /// Sum of the ledger, in cents ("TOTAL COBRADO").
+    pub charged: Money,
+    /// Sum over orders of what was charged beyond the amount ("SOBRECOBRO").
+    pub overcharge: Money,
+    /// `overcharge` over the intended total.
+    pub overcharge_pct: Percent,
+}
+
+/// What a scenario must produce, world by world.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expected {
+    /// Number of orders.
+    pub orders: u64,
+    /// Sum of the orders' amounts ("Cobro correcto (intencion)").
+    pub intended: Money,
+    /// Attempts of each order, in order (the same in every world).
+    pub attempts_per_order: Vec<u32>,
+    /// No idempotency: every attempt is a charge.
+    pub before: WorldFigures,
+    /// Idempotent server, one key per operation: one charge per order.
+    pub after: WorldFigures,
+    /// Idempotent server, lesson 3's key per attempt: every attempt a charge.
+    pub key_per_attempt: WorldFigures,
+}
+
+/// Computes the expected figures of `scenario`.
+///
+/// The client's decisions depend only on the loss draws, never on the server,
+/// so one pass over the draws gives the attempts of every world.
+pub fn expect(scenario: &Scenario) -> Expected {
+    let orders = scenario.orders();
+    let mut losses = scenario.loss_model();
+    let max = scenario.max_attempts;
+    let mut attempts_per_order = Vec::with_capacity(orders.len());
+    let mut intended = Money::ZERO;
+    let mut before = WorldFigures::default();
+    let mut after = WorldFigures::default();
+    for order in &orders {
+        let mut k = 0u32;
+        let mut delivered = false;
+        while k < max && !delivered {
+            k += 1;
+            delivered = losses.next_delivery() == Delivery::Delivered;
+        }
+        attempts_per_order.push(k);
+        intended += order.amount;
+        let k64 = u64::from(k);
+        before.attempts += k64;
+        before.charges += k64;
+        before.charged += order.amount * k64;
+        before.overcharge += order.amount * (k64 - 1);
+        after.attempts += k64;
+        after.charges += 1;
+        after.charged += order.amount;
+        if k >= 2 {
+            before.orders_charged_twice_or_more += 1;
+        }
+        if !delivered {
+            before.unconfirmed += 1;
+            after.unconfirmed += 1;
+        }
+    }
+    before.overcharge_pct = Percent::of(before.overcharge, intended);
+    after.overcharge_pct = Percent::of(Money::ZERO, intended);
+    Expected {
+        orders: orders.len() as u64,
+        intended,
+        attempts_per_order,
+        before,
+        after,
+        key_per_attempt: before,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn fixture(name: &str) -> Scenario {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures")
+            .join(name);
+        Scenario::load(&path).unwrap()
+    }
+
+    #[test]
+    fn the_lessons_fleet() {
+        let e = expect(&fixture("flota-1000.toml"));
+        assert_eq!(e.orders, 1000);
+        assert_eq!(e.intended, Money::from_dollars(256_979));
+        assert_eq!(e.before.attempts, 1184);
+        assert_eq!(e.before.charges, 1184);
+        assert_eq!(e.before.orders_charged_twice_or_more, 146);
+        assert_eq!(e.before.charged, Money::from_dollars(305_118));
+        assert_eq!(e.before.overcharge, Money::from_dollars(48_139));
+        assert_eq!(e.before.overcharge_pct.to_string(), "18.7%");
+        assert_eq!(e.after.attempts, 1184);
+        assert_eq!(e.after.charges, 1000);
+        assert_eq!(e.after.charged, Money::from_dollars(256_979));
+        assert_eq!(e.after.overcharge, Money::ZERO);
+        assert_eq!(e.after.orders_charged_twice_or_more, 0);
+    }
+
+    #[test]
+    fn one_buyer_scenarios() {
+        let a = expect(&fixture("escenario-a.toml"));
+        assert_eq!((a.before.attempts, a.before.charges), (2, 2));
+        assert_eq!(a.before.charged, Money::from_dollars(1000));
+        assert_eq!((a.after.attempts, a.after.charges), (2, 1));
+        assert_eq!(a.after.charged, Money::from_dollars(500));
+        let b = expect(&fixture("escenario-b.toml"));
+        assert_eq!(b.before.charged, Money::from_dollars(1500));
+        assert_eq!(b.after.charged, Money::from_dollars(500));
+        assert_eq!(b.key_per_attempt.charges, 3);
+        assert_eq!(b.key_per_attempt.charged, Money::from_dollars(1500));
+    }
+
+    #[test]
+    fn unconfirmed_orders_are_counted() {
+        let e = expect(&fixture("flota-77-sin-reintentos-suficientes.toml"));
+        assert!(e.before.unconfirmed > 0);
+        assert!(e.attempts_per_order.iter().all(|&k| (1..=2).contains(&k)));
+        assert_eq!(e.before.unconfirmed, e.after.unconfirmed);
+    }
+}

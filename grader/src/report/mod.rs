@@ -1,0 +1,3 @@
+//! Reports of a grading run.
+
+pub mod text;

@@ -1,0 +1,161 @@
+//! What one check concluded, and the exercises checks belong to.
+
+use serde::{Deserialize, Serialize};
+
+/// One of the three exercises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Exercise {
+    /// Exercise 1: the idempotent `charge`.
+    Cobro,
+    /// Exercise 2: the key-per-operation client.
+    Cliente,
+    /// Exercise 3: the reconciliation metric.
+    Reconciliacion,
+}
+
+impl Exercise {
+    /// All three, in the order students work through them.
+    pub const ALL: [Exercise; 3] = [Exercise::Cobro, Exercise::Cliente, Exercise::Reconciliacion];
+
+    /// The name used on the command line and in check ids (`cobro`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Exercise::Cobro => "cobro",
+            Exercise::Cliente => "cliente",
+            Exercise::Reconciliacion => "reconciliacion",
+        }
+    }
+
+    /// 1, 2 or 3.
+    pub fn number(self) -> u32 {
+        self as u32 + 1
+    }
+
+    /// The Spanish title shown in reports.
+    pub fn title(self) -> &'static str {
+        match self {
+            Exercise::Cobro => "El cobro idempotente (servidor de payments)",
+            Exercise::Cliente => "Una idempotency key por operación (cliente de orders)",
+            Exercise::Reconciliacion => "La reconciliación: intención contra ledger",
+        }
+    }
+
+    /// The student's file, relative to the repository root.
+    pub fn file(self) -> &'static str {
+        match self {
+            Exercise::Cobro => "exercises/src/payments_server.rs",
+            Exercise::Cliente => "exercises/src/client.rs",
+            Exercise::Reconciliacion => "exercises/src/reconciliation.rs",
+        }
+    }
+
+    /// The function the student fills in.
+    pub fn function(self) -> &'static str {
+        match self {
+            Exercise::Cobro => "PaymentsServer::charge",
+            Exercise::Cliente => "charge_order",
+            Exercise::Reconciliacion => "reconcile",
+        }
+    }
+
+    /// The exercise whose id is `id`, if any.
+    pub fn from_id(id: &str) -> Option<Exercise> {
+        Exercise::ALL.into_iter().find(|e| e.id() == id)
+    }
+
+    /// The exercise a source file belongs to (`…/client.rs` → Cliente).
+    pub fn from_file(file: &str) -> Option<Exercise> {
+        let base = file.rsplit(['/', '\\']).next()?;
+        Exercise::ALL.into_iter().find(|e| e.file().ends_with(base))
+    }
+}
+
+/// The outcome of one check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "estado", rename_all = "snake_case")]
+pub enum Verdict {
+    /// Everything matched.
+    Passed,
+    /// The code ran and answered wrong.
+    Failed {
+        /// What the check expected, in Spanish.
+        expected: String,
+        /// What came back.
+        got: String,
+        /// What the lesson says about this mistake.
+        hint: String,
+    },
+    /// The code still reaches a `todo!()`.
+    Pending {
+        /// `file:line` of the `todo!()`.
+        location: String,
+    },
+    /// The code panicked.
+    Panicked {
+        /// The panic message.
+        message: String,
+        /// `file:line:column` of the panic.
+        location: String,
+    },
+    /// The code did not return within the limit and was stopped.
+    TimedOut {
+        /// The limit, in milliseconds.
+        limit_ms: u64,
+    },
+    /// The process running the code died without answering.
+    Crashed {
+        /// What happened, in Spanish.
+        what: String,
+    },
+}
+
+impl Verdict {
+    /// Whether the check passed.
+    pub fn passed(&self) -> bool {
+        matches!(self, Verdict::Passed)
+    }
+
+    /// A failure with these three texts.
+    pub fn failed(
+        expected: impl Into<String>,
+        got: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> Verdict {
+        Verdict::Failed {
+            expected: expected.into(),
+            got: got.into(),
+            hint: hint.into(),
+        }
+    }
+
+    /// The explanation as plain Spanish lines (empty for a pass).
+    pub fn explanation(&self) -> Vec<String> {
+        match self {
+            Verdict::Passed => Vec::new(),
+            Verdict::Failed {
+                expected,
+                got,
+                hint,
+            } => vec![
+                format!("esperado: {expected}"),
+                format!("obtenido: {got}"),
+                format!("pista: {hint}"),
+            ],
+            Verdict::Pending { location } => {
+                let function = Exercise::from_file(location).map_or("", |e| e.function());
+                vec![format!(
+                    "pendiente: {function} todavía es todo!() ({location})"
+                )]
+            }
+            Verdict::Panicked { message, location } => {
+                vec![format!("pánico en {location}: {message}")]
+            }
+            Verdict::TimedOut { limit_ms } => vec![format!(
+                "no terminó en {} s y se detuvo (¿un bucle infinito? ¿un reintento que nunca se rinde?); cambia el límite con --timeout",
+                *limit_ms as f64 / 1000.0
+            )],
+            Verdict::Crashed { what } => vec![format!("el proceso murió: {what}")],
+        }
+    }
+}
