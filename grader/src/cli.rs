@@ -22,25 +22,28 @@ use clap::{ArgAction, Parser, Subcommand};
     override_usage = "cargo run -p grader -- [OPCIONES] [COMANDO]"
 )]
 pub struct Cli {
-    /// Verifica la solución de referencia (solutions/) en vez de tu código.
-    #[arg(long, visible_alias = "soluciones", global = true)]
+    /// Verifica la solución de referencia (solutions/) en vez de tu código
+    /// (alias: --soluciones).
+    #[arg(long, alias = "soluciones", global = true)]
     pub solutions: bool,
 
-    /// Límite de tiempo de cada verificación, en segundos (p. ej. 5 o 0.5).
-    #[arg(long, visible_alias = "limite", value_name = "SEGUNDOS", default_value = "5", value_parser = parse_timeout, global = true)]
+    /// Límite de tiempo de cada verificación, en segundos; por omisión 5
+    /// (alias: --limite).
+    #[arg(long, alias = "limite", value_name = "SEGUNDOS", default_value = "5", hide_default_value = true, allow_negative_numbers = true, value_parser = parse_timeout, global = true)]
     pub timeout: Duration,
 
-    /// Carpeta de fixtures (*.toml) a usar además de fixtures/; se puede repetir.
+    /// Carpeta de fixtures (*.toml) a usar además de fixtures/; se puede
+    /// repetir (alias: --carpeta-fixtures).
     #[arg(
         long,
-        visible_alias = "escenarios",
+        alias = "carpeta-fixtures",
         value_name = "CARPETA",
         global = true
     )]
     pub fixtures: Vec<PathBuf>,
 
-    /// Muestra esta ayuda.
-    #[arg(short = 'h', long = "help", visible_alias = "ayuda", action = ArgAction::Help, global = true)]
+    /// Muestra esta ayuda (alias: --ayuda).
+    #[arg(short = 'h', long = "help", alias = "ayuda", action = ArgAction::Help, global = true)]
     pub help: Option<bool>,
 
     /// Qué hacer (sin comando: verificar los ejercicios).

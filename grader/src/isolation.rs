@@ -142,10 +142,10 @@ impl Runner {
             });
         };
         let marker = marker(&nonce);
-        if let Some(line) = stdout.lines().rev().find_map(|l| l.strip_prefix(&marker)) {
-            if let Ok(answer) = serde_json::from_str::<Result<serde_json::Value, Verdict>>(line) {
-                return answer;
-            }
+        if let Some(line) = stdout.lines().rev().find_map(|l| l.strip_prefix(&marker))
+            && let Ok(answer) = serde_json::from_str::<Result<serde_json::Value, Verdict>>(line)
+        {
+            return answer;
         }
         Err(Verdict::Crashed {
             what: explain_death(status, &stderr),

@@ -28,10 +28,10 @@ pub fn display(path: &Path) -> String {
     if let Ok(rel) = path.strip_prefix(&root) {
         return rel.display().to_string();
     }
-    if let Ok(canon) = path.canonicalize() {
-        if let Ok(rel) = canon.strip_prefix(&root) {
-            return rel.display().to_string();
-        }
+    if let Ok(canon) = path.canonicalize()
+        && let Ok(rel) = canon.strip_prefix(&root)
+    {
+        return rel.display().to_string();
     }
     path.display().to_string()
 }

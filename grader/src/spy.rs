@@ -47,10 +47,10 @@ impl Payments for SpyServer {
             order_id,
             amount,
         });
-        if self.idempotent {
-            if let Some(stored) = self.store.get(&key) {
-                return *stored;
-            }
+        if self.idempotent
+            && let Some(stored) = self.store.get(&key)
+        {
+            return *stored;
         }
         let charge_id = ChargeId::next_after(self.ledger.len());
         self.ledger.push(LedgerEntry {

@@ -37,7 +37,7 @@ fn plain(m: Money) -> String {
     let c = m.cents();
     let sign = if c < 0 { "-" } else { "" };
     let abs = c.unsigned_abs();
-    if abs % 100 == 0 {
+    if abs.is_multiple_of(100) {
         format!("{sign}${}", abs / 100)
     } else {
         format!("{sign}${}.{:02}", abs / 100, abs % 100)

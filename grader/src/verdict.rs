@@ -66,7 +66,8 @@ impl Exercise {
 
     /// The exercise a source file belongs to (`…/client.rs` → Cliente).
     pub fn from_file(file: &str) -> Option<Exercise> {
-        let base = file.rsplit(['/', '\\']).next()?;
+        let path = file.split(':').next()?;
+        let base = path.rsplit(['/', '\\']).next()?;
         Exercise::ALL.into_iter().find(|e| e.file().ends_with(base))
     }
 }

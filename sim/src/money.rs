@@ -83,7 +83,7 @@ impl fmt::Display for Money {
         let sign = if self.0 < 0 { "-" } else { "" };
         let abs = self.0.unsigned_abs();
         let mut digits = group_thousands(abs / 100);
-        if abs % 100 != 0 {
+        if !abs.is_multiple_of(100) {
             digits.push_str(&format!(".{:02}", abs % 100));
         }
         match f.width() {
@@ -98,7 +98,7 @@ pub fn group_thousands(n: u64) -> String {
     let raw = n.to_string();
     let mut out = String::with_capacity(raw.len() + raw.len() / 3);
     for (i, c) in raw.chars().enumerate() {
-        if i > 0 && (raw.len() - i) % 3 == 0 {
+        if i > 0 && (raw.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -3,13 +3,94 @@
 //! line by line with the expected output kept as an insta snapshot.
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use sim::{Kit, Scenario};
 use similar::{ChangeTag, TextDiff};
 
-use crate::paths;
+use crate::cli::Cli;
+use crate::commands::{fixture_failure, load_scenarios};
+use crate::isolation::{self, Runner};
 use crate::tables::{self, ScenarioRuns};
 use crate::world::{ClientKind, run_world};
+use crate::{output, paths};
+
+/// The child job that renders the table of scenario number N.
+const TABLE_JOB: &str = "escenario:";
+
+/// `escenario [NOMBRE]`: prints the table of one scenario (all when `name` is
+/// `None`) run with `K`, each in a child process; for `exercises`, compares it
+/// with the expected output. Exit 1 when a table could not be produced or
+/// differs, 2 for an unknown name or a bad fixture.
+pub fn run<K: Kit>(cli: &Cli, name: Option<&str>) -> ExitCode {
+    let scenarios = match name {
+        Some(n) => match resolve(n, &cli.fixtures) {
+            Ok(path) => Scenario::load(&path).map(|s| vec![s]),
+            Err(message) => {
+                eprintln!("grader: {message}");
+                return ExitCode::from(2);
+            }
+        },
+        None => load_scenarios(cli),
+    };
+    let scenarios = match scenarios {
+        Ok(s) => s,
+        Err(e) => return fixture_failure(e),
+    };
+    if let Some(job) = isolation::child_check_id() {
+        let i: usize = job.trim_start_matches(TABLE_JOB).parse().unwrap_or(0);
+        isolation::child_respond(|| table::<K>(&scenarios[i.min(scenarios.len() - 1)]));
+        return ExitCode::SUCCESS;
+    }
+    let runner = Runner::this_process(cli.timeout);
+    let mut ok = true;
+    let mut text = String::new();
+    for (i, scenario) in scenarios.iter().enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        match runner.run_job(&format!("{TABLE_JOB}{i}")) {
+            Ok(serde_json::Value::String(table)) => {
+                text.push_str(&table);
+                let expected = if K::CRATE == "exercises" {
+                    expected(&scenario.name)
+                } else {
+                    None
+                };
+                match expected.map(|e| compare(&e, &table)) {
+                    None => {}
+                    Some(None) => text
+                        .push_str("\n  \x1b[32m✓ Coincide con la salida de la lección.\x1b[0m\n"),
+                    Some(Some(diff)) => {
+                        ok = false;
+                        text.push('\n');
+                        text.push_str(&diff);
+                    }
+                }
+            }
+            Ok(other) => {
+                ok = false;
+                text.push_str(&format!("respuesta inesperada del proceso hijo: {other}\n"));
+            }
+            Err(v) => {
+                ok = false;
+                text.push_str(&format!(
+                    "{}\n  No se pudo correr el escenario {}:\n",
+                    scenario.title, scenario.name
+                ));
+                for line in v.explanation() {
+                    text.push_str(&format!("    {line}\n"));
+                }
+            }
+        }
+    }
+    output::print_stdout(&text);
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
 
 /// Runs every world of `scenario` with `K` and renders its table.
 pub fn table<K: Kit>(scenario: &Scenario) -> String {
@@ -24,18 +105,38 @@ pub fn table<K: Kit>(scenario: &Scenario) -> String {
 }
 
 /// Resolves a scenario name (`flota-1000`) or a path to a `.toml`.
-pub fn resolve(name: &str, extra_dirs: &[PathBuf]) -> PathBuf {
+///
+/// # Errors
+/// A Spanish message listing the known scenario names when `name` is neither
+/// a path nor a fixture of `fixtures/` or `extra_dirs`.
+pub fn resolve(name: &str, extra_dirs: &[PathBuf]) -> Result<PathBuf, String> {
     let as_path = Path::new(name);
     if name.ends_with(".toml") || as_path.components().count() > 1 {
-        return as_path.to_path_buf();
+        return Ok(as_path.to_path_buf());
     }
-    for dir in extra_dirs.iter().rev() {
+    let mut dirs = vec![paths::fixtures_dir()];
+    dirs.extend(extra_dirs.iter().cloned());
+    let mut known = Vec::new();
+    for dir in dirs.iter().rev() {
         let p = dir.join(format!("{name}.toml"));
         if p.is_file() {
-            return p;
+            return Ok(p);
+        }
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            known.extend(entries.filter_map(|e| {
+                let p = e.ok()?.path();
+                if p.extension()? != "toml" {
+                    return None;
+                }
+                Some(p.file_stem()?.to_string_lossy().into_owned())
+            }));
         }
     }
-    paths::fixtures_dir().join(format!("{name}.toml"))
+    known.sort();
+    Err(format!(
+        "escenario desconocido «{name}»; los escenarios son: {}",
+        known.join(", ")
+    ))
 }
 
 /// The expected table of scenario `name`, from its insta snapshot, if any.

@@ -1,0 +1,152 @@
+//! The grader binary as students and CI run it.
+
+use std::process::{Command, Output};
+
+fn grader(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("KIT_GRADER_CHECK")
+        .output()
+        .expect("the grader runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Whether `exercises/` still holds the three untouched `todo!()` stubs.
+fn stubs_untouched() -> bool {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../exercises/src");
+    [
+        ("payments_server.rs", 1),
+        ("client.rs", 2),
+        ("reconciliation.rs", 3),
+    ]
+    .iter()
+    .all(|(f, n)| {
+        std::fs::read_to_string(dir.join(f))
+            .is_ok_and(|s| s.contains(&format!("todo!(\"Ejercicio {n}")))
+    })
+}
+
+#[test]
+fn the_untouched_stubs_are_reported_pending_with_file_and_function() {
+    let o = grader(&[]);
+    let out = stdout(&o);
+    assert!(
+        out.trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("Puntaje: "),
+        "{out}"
+    );
+    assert!(
+        !out.contains("panicked") && !out.contains("RUST_BACKTRACE"),
+        "{out}"
+    );
+    if !stubs_untouched() {
+        // A student has started: only the report's shape is checked here.
+        assert!(
+            out.contains("Ejercicio 1 ·") && out.contains("Ejercicio 3 ·"),
+            "{out}"
+        );
+        return;
+    }
+    assert_eq!(o.status.code(), Some(1));
+    insta::assert_snapshot!("informe_stubs", out);
+}
+
+#[cfg(feature = "solutions")]
+#[test]
+fn the_solutions_pass_every_check() {
+    let o = grader(&["--solutions"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(!out.contains('✗'), "{out}");
+    assert!(
+        out.trim_end().ends_with("Puntaje: 34/34 verificaciones"),
+        "{out}"
+    );
+}
+
+#[cfg(feature = "solutions")]
+#[test]
+fn escenario_prints_the_lessons_fleet_with_the_solutions() {
+    let o = grader(&["escenario", "flota-1000", "--soluciones"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    for line in [
+        "    intentos totales al server       :      1,184",
+        "    ordenes cobradas 2+ veces        :        146",
+        "    TOTAL COBRADO                    : $   305,118",
+        "    SOBRECOBRO                       : $    48,139  (18.7% de mas)",
+        "    ejecuciones reales del cobro     :      1,000",
+        "    SOBRECOBRO                       : $         0",
+    ] {
+        assert!(out.contains(line), "missing {line:?} in\n{out}");
+    }
+}
+
+#[test]
+fn two_runs_give_byte_identical_reports() {
+    let a = grader(&[]);
+    let b = grader(&[]);
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(a.status.code(), b.status.code());
+}
+
+#[test]
+fn usage_errors_are_spanish_one_liners_with_status_2() {
+    for (args, want) in [
+        (vec!["--bogus"], "grader: opción desconocida: --bogus"),
+        (
+            vec!["--timeout", "cero"],
+            "grader: valor inválido para --timeout",
+        ),
+        (
+            vec!["--timeout", "-3"],
+            "grader: valor inválido para --timeout",
+        ),
+        (
+            vec!["escenario", "no-existe"],
+            "grader: escenario desconocido «no-existe»; los escenarios son: escenario-a",
+        ),
+        (
+            vec!["--fixtures", "/no/such/dir"],
+            "grader: fixture /no/such/dir: la carpeta de fixtures no existe",
+        ),
+    ] {
+        let o = grader(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.starts_with(want), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn a_malformed_fixture_stops_the_grader_naming_file_and_field() {
+    let dir = std::env::temp_dir().join(format!("kit-bad-fixture-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("mala.toml"),
+        "title = \"x\"\nmax_attempts = 0\n[orders]\namounts = [5]\n[losses]\nscript = []\n",
+    )
+    .unwrap();
+    let o = grader(&["--fixtures", dir.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "mala.toml, campo `max_attempts`: debe ser un entero entre 1 y 100; se leyó 0"
+        ),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
