@@ -32,6 +32,8 @@ const NONCE_ENV: &str = "KIT_GRADER_NONCE";
 pub const CHILD_MEMORY_BYTES: u64 = 2 << 30;
 /// At most this much of a child's stdout and stderr is kept.
 const OUTPUT_CAP: u64 = 1 << 20;
+/// Past that, at most this much of the end of each is kept.
+const OUTPUT_TAIL: usize = 256 << 10;
 
 /// How to start children.
 #[derive(Clone, Debug)]
@@ -157,6 +159,10 @@ fn marker(nonce: &str) -> String {
     format!("@@veredicto-{nonce}@@ ")
 }
 
+/// Reads a child's pipe to the end, keeping its first [`OUTPUT_CAP`] bytes
+/// and its last [`OUTPUT_TAIL`] ones: the verdict line (stdout) and the
+/// runtime's last words (stderr) come at the end, after whatever the
+/// student's code printed.
 fn reader<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
         let Some(mut pipe) = pipe else {
@@ -164,7 +170,26 @@ fn reader<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<
         };
         let mut kept = Vec::new();
         let _ = (&mut pipe).take(OUTPUT_CAP).read_to_end(&mut kept);
-        let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+        let mut tail = Vec::new();
+        let mut chunk = [0u8; 1 << 16];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => {
+                    tail.extend_from_slice(&chunk[..n]);
+                    if tail.len() > 2 * OUTPUT_TAIL {
+                        tail.drain(..tail.len() - OUTPUT_TAIL);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        if !tail.is_empty() {
+            tail.drain(..tail.len().saturating_sub(OUTPUT_TAIL));
+            kept.extend_from_slice(b"\n");
+            kept.extend_from_slice(&tail);
+        }
         String::from_utf8_lossy(&kept).into_owned()
     })
 }

@@ -170,7 +170,10 @@ impl Scenario {
             message: match e.kind() {
                 std::io::ErrorKind::NotFound => "el archivo no existe".to_string(),
                 std::io::ErrorKind::InvalidData => "el archivo no es texto UTF-8".to_string(),
-                _ => format!("no se pudo leer: {e}"),
+                std::io::ErrorKind::IsADirectory => {
+                    "es una carpeta; se espera un archivo .toml".to_string()
+                }
+                other => format!("no se pudo leer el archivo ({})", io_kind(other)),
             },
         })?;
         Scenario::parse(&text, path)
@@ -183,12 +186,12 @@ impl Scenario {
     /// As [`Scenario::load`], without the reading part.
     pub fn parse(text: &str, path: &Path) -> Result<Scenario, FixtureError> {
         let raw: RawFixture = toml::from_str(text).map_err(|e| {
-            let position = e.span().map(|s| line_col(text, s.start));
+            let t = toml_errors::translate(&e, text);
             FixtureError {
                 file: path.to_path_buf(),
-                position,
-                field: None,
-                message: translate_toml_error(e.message()),
+                position: t.position,
+                field: t.field,
+                message: t.message,
             }
         })?;
         let name = path
@@ -213,7 +216,13 @@ impl Scenario {
         let entries = std::fs::read_dir(dir).map_err(|e| {
             dir_error(match e.kind() {
                 std::io::ErrorKind::NotFound => "la carpeta de fixtures no existe".to_string(),
-                _ => format!("no se pudo leer la carpeta de fixtures: {e}"),
+                std::io::ErrorKind::NotADirectory => {
+                    "no es una carpeta; se espera una carpeta con archivos *.toml".to_string()
+                }
+                other => format!(
+                    "no se pudo leer la carpeta de fixtures ({})",
+                    io_kind(other)
+                ),
             })
         })?;
         let mut paths: Vec<PathBuf> = entries
@@ -326,6 +335,16 @@ impl Scenario {
             } => Some(p_response_lost),
             LossSpec::Scripted(_) => None,
         }
+    }
+}
+
+/// A reading error's kind, in Spanish.
+fn io_kind(kind: std::io::ErrorKind) -> String {
+    match kind {
+        std::io::ErrorKind::PermissionDenied => "sin permiso de lectura".to_string(),
+        std::io::ErrorKind::IsADirectory => "es una carpeta".to_string(),
+        std::io::ErrorKind::NotADirectory => "no es una carpeta".to_string(),
+        other => format!("error de entrada/salida: {other:?}"),
     }
 }
 
@@ -507,63 +526,7 @@ fn validate(raw: RawFixture, name: String, path: &Path) -> Result<Scenario, Fixt
     })
 }
 
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
-}
-
-/// Turns serde / toml's English messages into Spanish ones, keeping the
-/// names and values they quote.
-fn translate_toml_error(message: &str) -> String {
-    let msg = message.trim();
-    let first = msg.lines().next().unwrap_or("").trim();
-    let allowed = |rest: &str| {
-        rest.replace("expected one of ", "")
-            .replace("expected ", "")
-            .replace(" or ", " o ")
-    };
-    if let Some(rest) = first.strip_prefix("unknown field ") {
-        let (field, tail) = rest.split_once(", ").unwrap_or((rest, ""));
-        return format!("campo desconocido {field}; se permiten: {}", allowed(tail));
-    }
-    if let Some(rest) = first.strip_prefix("unknown variant ") {
-        let (value, tail) = rest.split_once(", ").unwrap_or((rest, ""));
-        return format!("valor desconocido {value}; se permiten: {}", allowed(tail));
-    }
-    if let Some(field) = first.strip_prefix("missing field ") {
-        return format!("falta el campo obligatorio {field}");
-    }
-    if let Some(rest) = first
-        .strip_prefix("invalid type: ")
-        .or_else(|| first.strip_prefix("invalid value: "))
-    {
-        let (got, want) = rest.split_once(", expected ").unwrap_or((rest, "?"));
-        return format!(
-            "tipo o valor inválido: se esperaba {}, se leyó {got}",
-            spanish_type(want)
-        );
-    }
-    if first.starts_with("duplicate key") {
-        return format!("clave repetida ({first})");
-    }
-    format!("error de sintaxis TOML: {}", msg.replace('\n', " "))
-}
-
-fn spanish_type(want: &str) -> String {
-    match want {
-        "i64" | "i32" | "u64" | "u32" | "an integer" => "un número entero".to_string(),
-        "u64 value" => "un entero ≥ 0".to_string(),
-        "f64" | "a float" => "un número (p. ej. 0.15)".to_string(),
-        "a string" | "a borrowed string" => "un texto entre comillas".to_string(),
-        "a boolean" => "true o false".to_string(),
-        "a sequence" => "una lista [ ... ]".to_string(),
-        other => other.to_string(),
-    }
-}
+mod toml_errors;
 
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@
 
 use sim::{Kit, Money, Payments, Reconciliation, Scenario, clients};
 
-use crate::checks::reconciliation::differences;
+use crate::checks::reconciliation::{differences, explain};
 use crate::oracle::{self, Expected, WorldFigures};
 use crate::spy::SpyServer;
 use crate::verdict::{Exercise, Verdict};
@@ -165,7 +165,12 @@ fn client<K: Kit>(scenario: &Scenario, e: &Expected) -> Verdict {
             return Verdict::failed(
                 format!("{name}, {world}: {}", Measured::from_oracle(want).text()),
                 got.text(),
-                "con el servidor de la lección, tu cliente debe reintentar solo mientras la respuesta se pierde, hasta max_attempts, con una sola key por orden: los intentos dependen de la red, los cargos de la key.",
+                client_hint(
+                    scenario,
+                    e,
+                    &per_order,
+                    idempotent && got.charges != want.charges,
+                ),
             );
         }
         if per_order != e.attempts_per_order {
@@ -189,6 +194,40 @@ fn client<K: Kit>(scenario: &Scenario, e: &Expected) -> Verdict {
         }
     }
     Verdict::Passed
+}
+
+/// Names the client's mistake from the attempts it made per order (against
+/// the oracle's) and whether the idempotent world got the wrong number of
+/// charges.
+fn client_hint(
+    scenario: &Scenario,
+    e: &Expected,
+    per_order: &[u32],
+    wrong_charges: bool,
+) -> String {
+    let max = scenario.max_attempts;
+    let first_difference = per_order
+        .iter()
+        .zip(&e.attempts_per_order)
+        .position(|(got, want)| got != want);
+    if let Some(i) = first_difference {
+        let (got, want) = (per_order[i], e.attempts_per_order[i]);
+        let order = i + 1;
+        let why = if got > want && want < max {
+            "la respuesta llegó y aun así reintentó: la operación ya había terminado"
+        } else if got > max {
+            "pasó de max_attempts: con max_attempts respuestas perdidas hay que rendirse"
+        } else {
+            "se rindió antes de tiempo: son hasta max_attempts intentos, contando el primero"
+        };
+        return format!(
+            "la orden {order} necesitaba {want} intento(s) y tu cliente hizo {got} (max_attempts={max}): {why}. Los intentos dependen solo de la red: reintenta mientras la respuesta se pierda, hasta max_attempts."
+        );
+    }
+    if wrong_charges {
+        return "los intentos son los correctos, pero el servidor idempotente cobró otra cantidad de veces: la key debe ser una por operación (creada con keys.new_key() antes del primer intento y reenviada en cada reintento), ni una por intento (lección 3) ni una compartida entre órdenes.".to_string();
+    }
+    "con el servidor de la lección, tu cliente debe reintentar solo mientras la respuesta se pierde, hasta max_attempts, con una sola key por orden: los intentos dependen de la red, los cargos de la key.".to_string()
 }
 
 fn reconciliation<K: Kit>(scenario: &Scenario, e: &Expected) -> Verdict {
@@ -217,7 +256,12 @@ fn reconciliation<K: Kit>(scenario: &Scenario, e: &Expected) -> Verdict {
             return Verdict::failed(
                 format!("{name}, ledger {world}: {w_text}"),
                 g_text,
-                "reconcilia por order id: intención contra ledger, el sobrecobro orden por orden y el porcentaje sobre la intención (en la flota de la lección: $48,139, 18.7%, 146 órdenes cobradas 2+ veces).",
+                explain(
+                    server.ledger(),
+                    &want,
+                    &got,
+                    "reconcilia por order id: intención contra ledger, el sobrecobro orden por orden y el porcentaje sobre la intención (en la flota de la lección: $48,139, 18.7%, 146 órdenes cobradas 2+ veces).",
+                ),
             );
         }
     }

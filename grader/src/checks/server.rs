@@ -68,6 +68,46 @@ fn describe_results(results: &[ChargeResult]) -> String {
     parts.join(", ")
 }
 
+/// Names the mistake behind a wrong answer of the idempotent world, from
+/// the responses `got` and the `ledger` against what was wanted; `None` when
+/// the answer matches none of the known mistakes.
+fn diagnose(
+    got: &[ChargeResult],
+    ledger: &[LedgerEntry],
+    want: &[ChargeResult],
+    want_ledger: &[LedgerEntry],
+) -> Option<&'static str> {
+    let all_new = got
+        .iter()
+        .enumerate()
+        .all(|(i, r)| got[..i].iter().all(|p| p.charge_id != r.charge_id));
+    if ledger.is_empty() && !want_ledger.is_empty() {
+        return Some(
+            "el ledger quedó vacío: la key se recordó sin ejecutar el cobro. Una key que el store no conoce es un cobro de verdad: primero escribe la fila en el ledger (key, orden, monto, charge id) y después guarda el resultado bajo la key. Recordar la key sin ejecutar el cobro es anotar en el cuaderno un cobro que nunca ocurrió.",
+        );
+    }
+    if ledger.len() > want_ledger.len() && ledger.len() == got.len() && all_new {
+        return Some(
+            "con idempotent = true el servidor se comportó como sin idempotencia: cada llamada cobró con un charge id nuevo, también las que repetían una key. ¿Ignoras el parámetro idempotent? En ese modo, una key que ya está en el store es un replay: se devuelve lo guardado sin cobrar.",
+        );
+    }
+    if ledger.len() > want_ledger.len() {
+        return Some(
+            "el replay volvió a ejecutar el cobro: el ledger creció. Si la key ya está en el store, devuelve lo guardado SIN tocar el ledger (el cajero revisa el cuaderno antes de cobrar).",
+        );
+    }
+    if ledger.len() < want_ledger.len() {
+        return Some(
+            "dos keys distintas con el mismo contenido se cobraron una sola vez: la \"misma operación\" la define la idempotency key, no el contenido (order_id, amount). Deduplicar por contenido rechaza cobros legítimos (lección 2, errores comunes): busca en el store por key.",
+        );
+    }
+    let replay_changed =
+        (0..want.len().min(got.len())).any(|i| got[i] != want[i] && want[..i].contains(&want[i]));
+    replay_changed.then_some(
+        "el replay devolvió un resultado nuevo: debe devolver el resultado guardado, idéntico (mismo charge id, ch_0001), como el cajero que entrega de nuevo el recibo #ch_0001.",
+    )
+}
+
 /// Runs fixed check `id` against `K`'s server.
 ///
 /// # Panics
@@ -136,7 +176,9 @@ fn new_key_executes<K: Kit>() -> Verdict {
             describe_results(&[got]),
             describe_ledger(s.ledger())
         ),
-        "una key que el store no conoce es un cobro de verdad: primero escribe la fila en el ledger (key, orden, monto, charge id) y después guarda el resultado bajo la key. Recordar la key sin ejecutar el cobro es anotar en el cuaderno un cobro que nunca ocurrió.",
+        diagnose(&[got], s.ledger(), &[want], &want_ledger).unwrap_or(
+            "una key que el store no conoce es un cobro de verdad: primero escribe la fila en el ledger (key, orden, monto, charge id) y después guarda el resultado bajo la key.",
+        ),
     )
 }
 
@@ -150,13 +192,6 @@ fn replay_returns_stored<K: Kit>() -> Verdict {
     if got == want && s.ledger() == want_ledger.as_slice() {
         return Verdict::Passed;
     }
-    let hint = if s.ledger().len() > 1 {
-        "el replay volvió a ejecutar el cobro: el ledger creció. Si la key ya está en el store, devuelve lo guardado SIN tocar el ledger (el cajero revisa el cuaderno antes de cobrar)."
-    } else if got.iter().any(|r| r.charge_id != got[0].charge_id) {
-        "el replay devolvió un resultado nuevo: debe devolver el resultado guardado, idéntico (mismo charge id, ch_0001), como el cajero que entrega de nuevo el recibo #ch_0001."
-    } else {
-        "con idempotencia, la primera llamada cobra y guarda su resultado bajo la key; las siguientes con la misma key son replays de ese resultado."
-    };
     Verdict::failed(
         format!(
             "3 llamadas con la misma key → respuestas {}; {}",
@@ -168,7 +203,9 @@ fn replay_returns_stored<K: Kit>() -> Verdict {
             describe_results(&got),
             describe_ledger(s.ledger())
         ),
-        hint,
+        diagnose(&got, s.ledger(), &want, &want_ledger).unwrap_or(
+            "con idempotencia, la primera llamada cobra y guarda su resultado bajo la key; las siguientes con la misma key son replays de ese resultado.",
+        ),
     )
 }
 
@@ -201,6 +238,8 @@ fn distinct_keys_charge<K: Kit>() -> Verdict {
             describe_results(&got),
             describe_ledger(s.ledger())
         ),
-        "la \"misma operación\" la define la idempotency key, no el contenido (order_id, amount): deduplicar por contenido rechaza cobros legítimos (lección 2, errores comunes). Busca en el store por key.",
+        diagnose(&got, s.ledger(), &want, &want_ledger).unwrap_or(
+            "cada key es una operación: guarda y busca en el store por key, y devuelve a cada key su propio resultado.",
+        ),
     )
 }
