@@ -40,6 +40,9 @@ impl SeededKeys {
 impl KeySource for SeededKeys {
     /// The high 32 bits are random and the low 32 bits count up, so keys are
     /// unique for the first 2^32 calls and still look unrelated to any order.
+    /// Keys created one after another thus land in neighbouring buckets of a
+    /// store that hashes their low bits as they are (the reference server's
+    /// does, to fill a store of millions of keys without a cache miss each).
     fn new_key(&mut self) -> IdempotencyKey {
         self.last += 1;
         let high = u64::from(self.stream.next_u32()) << 32;

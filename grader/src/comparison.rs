@@ -1,0 +1,265 @@
+//! The final project's comparison (lesson 2: the $48,139 is the "antes"
+//! against which lesson 8 measures its "después"): one fleet, run without
+//! idempotency and with an idempotent server plus a key per operation, the
+//! figures side by side with their difference.
+
+use std::fmt::Write;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sim::money::group_thousands;
+use sim::{Kit, Money, Percent, Scenario};
+
+use crate::fleet;
+use crate::progress::Progress;
+use crate::world::{ClientKind, WorldRun, run_world_on};
+
+/// The figures of one world, as the comparison prints them. Money in cents.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorldFigures {
+    /// Attempts the network carried ("intentos totales al server").
+    pub attempts: u64,
+    /// Rows the server's ledger holds ("ejecuciones reales del cobro").
+    pub executions: u64,
+    /// Ledger rows the reconciliation counted ("cargos en el ledger").
+    pub charges: u64,
+    /// Orders with two or more ledger rows ("ordenes cobradas 2+ veces").
+    pub orders_charged_twice_or_more: u64,
+    /// Orders the client gave up on after `max_attempts` lost responses.
+    pub unconfirmed: u64,
+    /// The intended total, in cents ("Cobro correcto (intencion)").
+    pub intended_cents: i64,
+    /// The ledger's total, in cents ("TOTAL COBRADO").
+    pub charged_cents: i64,
+    /// What orders were charged beyond their amount, in cents ("SOBRECOBRO").
+    pub overcharge_cents: i64,
+}
+
+impl WorldFigures {
+    /// The figures of one world's run (the reconciliation is the
+    /// implementation's own).
+    pub fn of(run: &WorldRun) -> WorldFigures {
+        let r = &run.reconciliation;
+        WorldFigures {
+            attempts: run.attempts,
+            executions: run.executions,
+            charges: r.charges,
+            orders_charged_twice_or_more: r.orders_charged_twice_or_more,
+            unconfirmed: run.unconfirmed,
+            intended_cents: r.intended.cents(),
+            charged_cents: r.charged.cents(),
+            overcharge_cents: r.overcharge.cents(),
+        }
+    }
+
+    /// The overcharge as an exact share of the intended total.
+    pub fn overcharge_pct(&self) -> Percent {
+        Percent::of(
+            Money::from_cents(self.overcharge_cents),
+            Money::from_cents(self.intended_cents),
+        )
+    }
+}
+
+/// Both worlds of one fleet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Worlds {
+    /// No idempotency: the implementation's server with `idempotent = false`.
+    pub before: WorldFigures,
+    /// The implementation's idempotent server and its key-per-operation
+    /// client.
+    pub after: WorldFigures,
+}
+
+/// Runs both worlds of `scenario` with `K`, on two threads over one shared
+/// fleet, advancing `progress` by one unit per order charged in either world
+/// (2 × orders in all).
+pub fn run_worlds<K: Kit>(scenario: &Scenario, progress: &Progress) -> Worlds {
+    let orders = scenario.orders();
+    let world = |idempotent: bool| {
+        let run = run_world_on::<K>(
+            scenario,
+            &orders,
+            idempotent,
+            ClientKind::PerOperation,
+            &mut |n| progress.advance(n),
+        );
+        WorldFigures::of(&run)
+    };
+    std::thread::scope(|scope| {
+        let before = scope.spawn(|| world(false));
+        let after = world(true);
+        Worlds {
+            before: before
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            after,
+        }
+    })
+}
+
+/// One world of `scenario` with `K` (`idempotent` chooses it), over its own
+/// copy of the fleet, advancing `progress` by one unit per order.
+pub fn run_world<K: Kit>(
+    scenario: &Scenario,
+    idempotent: bool,
+    progress: &Progress,
+) -> WorldFigures {
+    let orders = scenario.orders();
+    let run = run_world_on::<K>(
+        scenario,
+        &orders,
+        idempotent,
+        ClientKind::PerOperation,
+        &mut |n| progress.advance(n),
+    );
+    WorldFigures::of(&run)
+}
+
+/// The comparison table, in Spanish, laid out like the lesson's fleet table
+/// but with the two worlds side by side and their difference.
+pub fn render(scenario: &Scenario, crate_name: &str, w: &Worlds) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "ANTES Y DESPUES  ·  {}  ·  con {crate_name}",
+        scenario.name
+    );
+    let _ = writeln!(out, "{}", fleet::describe(scenario, true));
+    let intended = Money::from_cents(w.after.intended_cents);
+    let _ = writeln!(
+        out,
+        "\n  {:<35}: {intended:>10}  ({} cargos)\n",
+        "Cobro correcto (intencion)",
+        group_thousands(scenario.order_count())
+    );
+    let _ = writeln!(
+        out,
+        "  {:<35}  {:>18}  {:>20}  {:>17}",
+        "", "SIN idempotencia", "CON idempotency_key", "DIFERENCIA"
+    );
+    let _ = writeln!(
+        out,
+        "  {:<35}  {:>18}  {:>20}  {:>17}",
+        "", "(antes)", "(despues)", "(despues - antes)"
+    );
+    let (b, a) = (&w.before, &w.after);
+    let counts: [(&str, u64, u64); 5] = [
+        ("intentos totales al server", b.attempts, a.attempts),
+        ("ejecuciones reales del cobro", b.executions, a.executions),
+        ("cargos en el ledger", b.charges, a.charges),
+        (
+            "ordenes cobradas 2+ veces",
+            b.orders_charged_twice_or_more,
+            a.orders_charged_twice_or_more,
+        ),
+        ("ordenes sin confirmar", b.unconfirmed, a.unconfirmed),
+    ];
+    for (label, before, after) in counts {
+        row(
+            &mut out,
+            label,
+            group_thousands(before),
+            group_thousands(after),
+            signed_count(i128::from(after) - i128::from(before)),
+        );
+    }
+    let monies = [
+        ("TOTAL COBRADO", b.charged_cents, a.charged_cents),
+        ("SOBRECOBRO", b.overcharge_cents, a.overcharge_cents),
+    ];
+    for (label, before, after) in monies {
+        row(
+            &mut out,
+            label,
+            Money::from_cents(before).to_string(),
+            Money::from_cents(after).to_string(),
+            signed_money(after - before),
+        );
+    }
+    let (pb, pa) = (b.overcharge_pct(), a.overcharge_pct());
+    row(
+        &mut out,
+        "SOBRECOBRO (% de la intencion)",
+        pb.to_string(),
+        pa.to_string(),
+        signed_points(pa.tenths() - pb.tenths()),
+    );
+    out
+}
+
+fn row(out: &mut String, label: &str, before: String, after: String, diff: String) {
+    let _ = writeln!(
+        out,
+        "    {label:<33}: {before:>18}  {after:>20}  {diff:>17}"
+    );
+}
+
+fn signed_count(d: i128) -> String {
+    let sign = match d.signum() {
+        1 => "+",
+        -1 => "-",
+        _ => "",
+    };
+    format!("{sign}{}", group_thousands(d.unsigned_abs() as u64))
+}
+
+fn signed_money(cents: i64) -> String {
+    let m = Money::from_cents(cents);
+    if cents > 0 {
+        format!("+{m}")
+    } else {
+        m.to_string()
+    }
+}
+
+/// A difference of percentages in tenths, as percentage points (`-18.7 pp`).
+fn signed_points(tenths: i64) -> String {
+    let sign = match tenths.signum() {
+        1 => "+",
+        -1 => "-",
+        _ => "",
+    };
+    let t = tenths.unsigned_abs();
+    format!("{sign}{}.{} pp", t / 10, t % 10)
+}
+
+/// The same figures for machines: money in integer cents, percentages as
+/// numbers (`18.73`), Spanish keys. Deterministic: no timing, no paths.
+pub fn to_json(scenario: &Scenario, crate_name: &str, w: &Worlds) -> serde_json::Value {
+    let world = |f: &WorldFigures| {
+        json!({
+            "intentos": f.attempts,
+            "ejecuciones_reales": f.executions,
+            "cargos_en_el_ledger": f.charges,
+            "ordenes_cobradas_2_o_mas_veces": f.orders_charged_twice_or_more,
+            "ordenes_sin_confirmar": f.unconfirmed,
+            "total_cobrado_centavos": f.charged_cents,
+            "sobrecobro_centavos": f.overcharge_cents,
+            "sobrecobro_porcentaje": f.overcharge_pct().as_f64(),
+        })
+    };
+    let (b, a) = (&w.before, &w.after);
+    json!({
+        "escenario": scenario.name,
+        "implementacion": crate_name,
+        "ordenes": scenario.order_count(),
+        "p_perdida": scenario.p_response_lost(),
+        "max_intentos": scenario.max_attempts,
+        "stream": scenario.stream.name(),
+        "intencion_centavos": a.intended_cents,
+        "antes": world(b),
+        "despues": world(a),
+        "diferencia": {
+            "intentos": a.attempts as i64 - b.attempts as i64,
+            "ejecuciones_reales": a.executions as i64 - b.executions as i64,
+            "cargos_en_el_ledger": a.charges as i64 - b.charges as i64,
+            "ordenes_cobradas_2_o_mas_veces":
+                a.orders_charged_twice_or_more as i64 - b.orders_charged_twice_or_more as i64,
+            "ordenes_sin_confirmar": a.unconfirmed as i64 - b.unconfirmed as i64,
+            "total_cobrado_centavos": a.charged_cents - b.charged_cents,
+            "sobrecobro_centavos": a.overcharge_cents - b.overcharge_cents,
+            "sobrecobro_puntos_porcentuales": a.overcharge_pct().as_f64() - b.overcharge_pct().as_f64(),
+        },
+    })
+}
