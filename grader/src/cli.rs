@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use clap::{ArgAction, Parser, Subcommand};
 
+use crate::report::Format;
+
 /// Corrector del Módulo 4, lección 2: «El doble cargo del reintento, medido».
 ///
 /// Sin comando, verifica tus tres ejercicios (exercises/) e imprime el
@@ -42,6 +44,49 @@ pub struct Cli {
     )]
     pub fixtures: Vec<PathBuf>,
 
+    /// Formato del informe: text (el de siempre), gradescope (results.json)
+    /// o junit (XML); por omisión text (alias: --formato).
+    #[arg(
+        long = "format",
+        alias = "formato",
+        value_name = "FORMATO",
+        value_enum,
+        default_value = "text",
+        hide_default_value = true,
+        hide_possible_values = true
+    )]
+    pub format: Format,
+
+    /// Escribe el informe en ARCHIVO en vez de la salida estándar (alias:
+    /// --salida).
+    #[arg(long = "output", alias = "salida", value_name = "ARCHIVO")]
+    pub output: Option<PathBuf>,
+
+    /// Califica solo un ejercicio: cobro, cliente o reconciliacion; se puede
+    /// repetir (alias: --exercise).
+    #[arg(long = "ejercicio", alias = "exercise", value_name = "NOMBRE", value_parser = ["cobro", "cliente", "reconciliacion"], hide_possible_values = true)]
+    pub exercises: Vec<String>,
+
+    /// Rúbrica (TOML) con los puntos y la visibilidad de cada verificación;
+    /// por omisión grader/rubrica.toml (alias: --rubric).
+    #[arg(long = "rubrica", alias = "rubric", value_name = "ARCHIVO")]
+    pub rubric: Option<PathBuf>,
+
+    /// Agrega N variantes ocultas (flotas generadas) por ejercicio, de 1 a
+    /// 50; la semilla sale de --semilla o de la variable KIT_SEMILLA_SECRETA
+    /// (alias: --variants).
+    #[arg(long = "variantes", alias = "variants", value_name = "N", value_parser = crate::variants::parse_count)]
+    pub variants: Option<u32>,
+
+    /// Semilla de las variantes ocultas, un entero (alias: --seed).
+    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = crate::variants::parse_seed)]
+    pub seed: Option<u64>,
+
+    /// Califica también la variante de esta semilla (la que da el informe
+    /// para reproducir un fallo); se puede repetir (alias: --variant).
+    #[arg(long = "variante", alias = "variant", value_name = "SEMILLA", value_parser = crate::variants::parse_variant_seed)]
+    pub variant: Vec<u32>,
+
     /// Muestra esta ayuda (alias: --ayuda).
     #[arg(short = 'h', long = "help", alias = "ayuda", action = ArgAction::Help, global = true)]
     pub help: Option<bool>,
@@ -60,6 +105,14 @@ pub enum Command {
         /// Nombre del fixture (p. ej. flota-1000) o ruta a un .toml; sin nombre, todos.
         nombre: Option<String>,
     },
+    /// El antes y el después del proyecto final: la flota SIN idempotencia y
+    /// CON idempotency_key (tu servidor y tu cliente, o --solutions), lado a
+    /// lado con la diferencia; por omisión flota-1000.
+    Comparar(crate::commands::comparar::CompararArgs),
+    /// La flota con varias probabilidades de pérdida (mismas semillas), los
+    /// dos mundos, junto al sobrecobro esperado p + p² + … + p^(m−1);
+    /// --svg ARCHIVO dibuja el gráfico.
+    Barrido(crate::commands::barrido::BarridoArgs),
 }
 
 /// Parses `--timeout`: a positive number of seconds, at most 600.
@@ -69,7 +122,10 @@ fn parse_timeout(text: &str) -> Result<Duration, String> {
         .parse()
         .map_err(|_| format!("«{text}» no es un número de segundos (p. ej. 5 o 0.5)"))?;
     if !(secs > 0.0 && secs <= 600.0) {
-        return Err(format!("debe estar entre 0 y 600 segundos; se leyó {text}"));
+        return Err(
+            "debe ser un número de segundos mayor que 0 y a lo sumo 600, p. ej. 5 o 0.5"
+                .to_string(),
+        );
     }
     Ok(Duration::from_secs_f64(secs))
 }
@@ -103,7 +159,7 @@ pub fn exit_on_clap_error(e: clap::Error) -> ! {
     let message = match e.kind() {
         ErrorKind::UnknownArgument => format!("opción desconocida: {arg}"),
         ErrorKind::InvalidSubcommand => format!(
-            "comando desconocido: {}; los comandos son: escenario",
+            "comando desconocido: {}; los comandos son: escenario, comparar, barrido",
             ctx(ContextKind::InvalidSubcommand)
         ),
         ErrorKind::InvalidValue | ErrorKind::ValueValidation => {

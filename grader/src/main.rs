@@ -33,5 +33,7 @@ fn run<K: Kit>(cli: &Cli) -> ExitCode {
         Some(Command::Escenario { nombre }) => {
             commands::escenario::run::<K>(cli, nombre.as_deref())
         }
+        Some(Command::Comparar(args)) => commands::comparar::run::<K>(cli, args),
+        Some(Command::Barrido(args)) => commands::barrido::run::<K>(cli, args),
     }
 }

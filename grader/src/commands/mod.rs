@@ -2,6 +2,8 @@
 //! the parsed command line and the implementation to run, and returns the
 //! exit status (0 passed, 1 failed or pending, 2 bad arguments or fixtures).
 
+pub mod barrido;
+pub mod comparar;
 pub mod escenario;
 pub mod grade;
 

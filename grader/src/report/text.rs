@@ -1,11 +1,12 @@
-//! The Spanish report students read: each exercise, its checks, and the score.
+//! The Spanish report students read: each exercise, its checks with their
+//! points, and the score.
 //!
 //! Rendered with ANSI colours; [`crate::output`] strips them when the output
 //! is not a terminal or `NO_COLOR` is set.
 
 use std::fmt::Write;
 
-use crate::grading::Graded;
+use crate::report::sheet::{Row, Sheet};
 use crate::verdict::{Exercise, Verdict};
 
 const GREEN: &str = "\x1b[32m";
@@ -14,25 +15,25 @@ const YELLOW: &str = "\x1b[33m";
 const BOLD: &str = "\x1b[1m";
 const RESET: &str = "\x1b[0m";
 
-/// The whole report, ending with the score line.
-pub fn render(graded: &Graded) -> String {
+/// The whole report: each exercise with its checks and points, ending with
+/// the score line (`Puntaje: 42/100 puntos (7/34 verificaciones)`).
+pub fn render(sheet: &Sheet) -> String {
     let mut out = String::new();
-    let who = if graded.target == "solutions" {
-        "solutions (la solución de referencia)"
-    } else {
-        "exercises (tu código)"
-    };
     let _ = writeln!(
         out,
         "{BOLD}Módulo 4 · Lección 2 — El doble cargo del reintento, medido{RESET}"
     );
-    let _ = writeln!(out, "Verificando: {who}");
+    let _ = writeln!(out, "Verificando: {}", sheet.who());
+    if let Some(line) = sheet.variants_line() {
+        let _ = writeln!(out, "{line}");
+    }
     for exercise in Exercise::ALL {
-        let results: Vec<_> = graded.of(exercise).collect();
+        let results: Vec<&Row> = sheet.of(exercise).collect();
         if results.is_empty() {
             continue;
         }
-        let passed = results.iter().filter(|(_, v)| v.passed()).count();
+        let passed = results.iter().filter(|r| r.verdict.passed()).count();
+        let (points, max) = Sheet::points_of(results.iter().copied());
         let _ = writeln!(
             out,
             "\n{BOLD}Ejercicio {} · {}{RESET}",
@@ -42,7 +43,7 @@ pub fn render(graded: &Graded) -> String {
         let _ = writeln!(out, "  {} · {}", exercise.file(), exercise.function());
         let pending: Vec<&Verdict> = results
             .iter()
-            .map(|(_, v)| v)
+            .map(|r| &r.verdict)
             .filter(|v| matches!(v, Verdict::Pending { .. }))
             .collect();
         if pending.len() == results.len() {
@@ -56,25 +57,30 @@ pub fn render(graded: &Graded) -> String {
                 exercise.function()
             );
         } else {
-            for (check, verdict) in &results {
-                let mark = match verdict {
+            for row in &results {
+                let mark = match row.verdict {
                     Verdict::Passed => format!("{GREEN}✓{RESET}"),
                     Verdict::Pending { .. } => format!("{YELLOW}…{RESET}"),
                     _ => format!("{RED}✗{RESET}"),
                 };
-                let _ = writeln!(out, "  {mark} {}", check.title);
-                for line in verdict.explanation() {
+                let _ = writeln!(
+                    out,
+                    "  {mark} {} ({}/{} pts)",
+                    row.check.title, row.points, row.max
+                );
+                for line in row.verdict.explanation().iter().chain(&row.notes) {
                     let _ = writeln!(out, "      {line}");
                 }
             }
         }
-        let _ = writeln!(out, "  {passed}/{} verificaciones", results.len());
+        let _ = writeln!(
+            out,
+            "  {passed}/{} verificaciones · {points}/{max} puntos",
+            results.len()
+        );
     }
-    let (passed, total) = graded.score();
+    let (passed, total) = sheet.passed();
     let colour = if passed == total { GREEN } else { RED };
-    let _ = writeln!(
-        out,
-        "\n{BOLD}{colour}Puntaje: {passed}/{total} verificaciones{RESET}"
-    );
+    let _ = writeln!(out, "\n{BOLD}{colour}{}{RESET}", sheet.score_line());
     out
 }

@@ -1,0 +1,113 @@
+//! Gradescope's autograder `results.json`
+//! (<https://gradescope-autograders.readthedocs.io/en/latest/specs/>): the
+//! top-level `score`, `execution_time`, `output` and `tests`, and per check
+//! `name`, `number`, `score`, `max_score`, `status`, `output` (the Spanish
+//! explanation) and `visibility` from the rubric.
+
+use serde::Serialize;
+
+use crate::report::sheet::{Row, Sheet};
+use crate::rubric::{Points, Visibility};
+
+/// The environment variable that fixes `execution_time` (whole seconds) so
+/// that two runs give byte-identical JSON; unset, the run's wall-clock time
+/// is used.
+pub const FIXED_TIME_ENV: &str = "KIT_TIEMPO_EJECUCION";
+
+/// The whole `results.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    /// Points earned, over every test.
+    pub score: Points,
+    /// Seconds the run took (or [`FIXED_TIME_ENV`]'s value).
+    pub execution_time: u64,
+    /// Text shown above the tests.
+    pub output: String,
+    /// Format of `output`.
+    pub output_format: &'static str,
+    /// Format of every test's `output`.
+    pub test_output_format: &'static str,
+    /// One per check.
+    pub tests: Vec<Test>,
+}
+
+/// One check, as Gradescope shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Test {
+    /// `id — title`.
+    pub name: String,
+    /// `"1.3"`: exercise and position.
+    pub number: String,
+    /// Points earned.
+    pub score: Points,
+    /// Points possible.
+    pub max_score: Points,
+    /// `passed` or `failed`.
+    pub status: &'static str,
+    /// The Spanish explanation (empty when it passed).
+    pub output: String,
+    /// Who sees it, from the rubric.
+    pub visibility: Visibility,
+    /// The exercise id.
+    pub tags: Vec<String>,
+    /// The check's stable id.
+    pub extra_data: Extra,
+}
+
+/// Machine-readable extras of a test.
+#[derive(Clone, Debug, Serialize)]
+pub struct Extra {
+    /// The check id (`cobro/replay-devuelve-lo-guardado`).
+    pub id: String,
+}
+
+/// The results of `sheet`.
+pub fn results(sheet: &Sheet) -> Results {
+    let mut output = format!(
+        "Módulo 4 · Lección 2 — El doble cargo del reintento, medido\nVerificando: {}\n",
+        sheet.who()
+    );
+    if let Some(line) = sheet.variants_line() {
+        output.push_str(&line);
+        output.push('\n');
+    }
+    output.push_str(
+        "Cada verificación trae su explicación: lo esperado, lo obtenido y una pista en los términos de la lección.\n",
+    );
+    Results {
+        score: sheet.total().0,
+        execution_time: sheet.elapsed_secs,
+        output,
+        output_format: "text",
+        test_output_format: "text",
+        tests: sheet.rows.iter().map(test).collect(),
+    }
+}
+
+fn test(row: &Row) -> Test {
+    Test {
+        name: format!("{} — {}", row.check.id, row.check.title),
+        number: row.number.clone(),
+        score: row.points,
+        max_score: row.max,
+        status: if row.verdict.passed() {
+            "passed"
+        } else {
+            "failed"
+        },
+        output: row.explanation(),
+        visibility: row.visibility,
+        tags: vec![row.check.exercise.id().to_string()],
+        extra_data: Extra {
+            id: row.check.id.clone(),
+        },
+    }
+}
+
+/// `results.json` of `sheet`, pretty-printed, ending with a newline.
+pub fn render(sheet: &Sheet) -> String {
+    let mut json = serde_json::to_string_pretty(&results(sheet))
+        .unwrap_or_else(|e| format!("{{\"score\": 0, \"output\": \"error interno: {e}\"}}"));
+    json.push('\n');
+    json
+}

@@ -1,0 +1,67 @@
+//! JUnit XML (the Jenkins schema most CIs read), written with quick-junit:
+//! one test suite per exercise, one test case per check; a wrong answer or a
+//! pending `todo!()` is a `<failure>`, a panic, time-out or crash an
+//! `<error>`, each carrying the Spanish explanation.
+//!
+//! No times, timestamps or ids are written, so the same run gives the same
+//! bytes.
+
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+
+use crate::report::sheet::{Row, Sheet};
+use crate::verdict::Verdict;
+
+/// The XML report of `sheet`.
+pub fn render(sheet: &Sheet) -> String {
+    let mut report = Report::new("grader · Módulo 4 · Lección 2");
+    for exercise in sheet.exercises() {
+        let rows: Vec<&Row> = sheet.of(exercise).collect();
+        let (points, max) = Sheet::points_of(rows.iter().copied());
+        let mut suite = TestSuite::new(exercise.id());
+        suite.add_properties([
+            Property::new(
+                "titulo",
+                format!("Ejercicio {} · {}", exercise.number(), exercise.title()),
+            ),
+            Property::new("archivo", exercise.file()),
+            Property::new("puntos", format!("{points}/{max}")),
+        ]);
+        suite.add_test_cases(rows.into_iter().map(case));
+        report.add_test_suite(suite);
+    }
+    let mut xml = report.to_string().unwrap_or_else(|e| {
+        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- error interno: {e} -->")
+    });
+    if !xml.ends_with('\n') {
+        xml.push('\n');
+    }
+    xml
+}
+
+fn case(row: &Row) -> TestCase {
+    let status = match &row.verdict {
+        Verdict::Passed => TestCaseStatus::success(),
+        verdict => {
+            let (kind, ty) = match verdict {
+                Verdict::Failed { .. } => (NonSuccessKind::Failure, "incorrecto"),
+                Verdict::Pending { .. } => (NonSuccessKind::Failure, "pendiente"),
+                Verdict::Panicked { .. } => (NonSuccessKind::Error, "panico"),
+                Verdict::TimedOut { .. } => (NonSuccessKind::Error, "limite-de-tiempo"),
+                _ => (NonSuccessKind::Error, "proceso-caido"),
+            };
+            let mut s = TestCaseStatus::non_success(kind);
+            let explanation = row.explanation();
+            s.set_type(ty);
+            s.set_message(explanation.lines().next().unwrap_or(ty).to_string());
+            s.set_description(explanation);
+            s
+        }
+    };
+    let mut case = TestCase::new(row.check.id.clone(), status);
+    case.set_classname(row.check.exercise.id());
+    case.set_system_out(format!(
+        "{} · {} · {}/{} puntos",
+        row.number, row.check.title, row.points, row.max
+    ));
+    case
+}

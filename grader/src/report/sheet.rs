@@ -1,0 +1,184 @@
+//! The scored results every report format renders: each check with its
+//! number, points and visibility from the rubric, and, for a failed hidden
+//! variant, its parameters and the command that reproduces it.
+
+use crate::checks::Check;
+use crate::grading::Graded;
+use crate::rubric::{Points, Rubric, Visibility};
+use crate::variants::Plan;
+use crate::verdict::{Exercise, Verdict};
+
+/// One check, scored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// `exercise.index` (`"1.3"`): the exercise number and the check's
+    /// position within it, 1-based.
+    pub number: String,
+    /// The check.
+    pub check: Check,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// Points earned: `max` when it passed, else 0.
+    pub points: Points,
+    /// Points it is worth.
+    pub max: Points,
+    /// Who sees it on Gradescope.
+    pub visibility: Visibility,
+    /// Whether it is a hidden seeded variant.
+    pub variant: bool,
+    /// Further Spanish lines after the explanation (a failed variant's
+    /// parameters and reproduction command).
+    pub notes: Vec<String>,
+}
+
+impl Row {
+    /// The explanation lines and notes, as one text (empty for a pass).
+    pub fn explanation(&self) -> String {
+        let mut lines = self.verdict.explanation();
+        lines.extend(self.notes.iter().cloned());
+        lines.join("\n")
+    }
+}
+
+/// A whole scored run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sheet {
+    /// `"exercises"` or `"solutions"`.
+    pub target: &'static str,
+    /// Every check, in catalog order.
+    pub rows: Vec<Row>,
+    /// How many hidden variants were graded (per exercise).
+    pub variants: usize,
+    /// Whether their seed was the secret one from the environment.
+    pub secret_seed: bool,
+    /// Wall-clock seconds of the run, for Gradescope's `execution_time`.
+    pub elapsed_secs: u64,
+}
+
+impl Sheet {
+    /// Scores `graded` with `rubric`. Checks listed in the rubric get their
+    /// entry; a check of one of `plan`'s variants gets its share of the
+    /// exercise's variant pool; any other check gets the rubric's
+    /// `no_listadas` entry. `repro_args` are the grader arguments a
+    /// reproduction command must repeat (`--solutions`, a `--timeout`).
+    pub fn new(graded: &Graded, rubric: &Rubric, plan: &Plan, repro_args: &[String]) -> Sheet {
+        let variant_of = |c: &Check| {
+            let name = c.id.split_once('/').map_or("", |(_, n)| n);
+            plan.find(name)
+        };
+        let mut rows = Vec::with_capacity(graded.results.len());
+        for exercise in Exercise::ALL {
+            let results: Vec<_> = graded.of(exercise).collect();
+            let variant_rows = results
+                .iter()
+                .filter(|(c, _)| !rubric.listed.contains_key(&c.id) && variant_of(c).is_some())
+                .count();
+            let mut shares = rubric
+                .variant_pool(exercise.id())
+                .split(variant_rows)
+                .into_iter();
+            for (i, (check, verdict)) in results.into_iter().enumerate() {
+                let variant = variant_of(check);
+                let (max, visibility) = if let Some(entry) = rubric.listed.get(&check.id) {
+                    (entry.points, entry.visibility)
+                } else if variant.is_some() {
+                    (shares.next().unwrap_or_default(), rubric.variant_visibility)
+                } else {
+                    (rubric.unlisted.points, rubric.unlisted.visibility)
+                };
+                let notes = match variant {
+                    Some(v) if !verdict.passed() => vec![
+                        v.describe(),
+                        format!("reprodúcela: {}", v.reproduce(exercise, repro_args)),
+                    ],
+                    _ => Vec::new(),
+                };
+                rows.push(Row {
+                    number: format!("{}.{}", exercise.number(), i + 1),
+                    check: check.clone(),
+                    verdict: verdict.clone(),
+                    points: if verdict.passed() { max } else { Points::ZERO },
+                    max,
+                    visibility,
+                    variant: variant.is_some(),
+                    notes,
+                });
+            }
+        }
+        Sheet {
+            target: graded.target,
+            rows,
+            variants: plan.variants.len(),
+            secret_seed: plan.secret,
+            elapsed_secs: 0,
+        }
+    }
+
+    /// The rows of one exercise.
+    pub fn of(&self, exercise: Exercise) -> impl Iterator<Item = &Row> {
+        self.rows
+            .iter()
+            .filter(move |r| r.check.exercise == exercise)
+    }
+
+    /// The exercises with at least one row, in order.
+    pub fn exercises(&self) -> Vec<Exercise> {
+        Exercise::ALL
+            .into_iter()
+            .filter(|e| self.of(*e).next().is_some())
+            .collect()
+    }
+
+    /// Points earned and points possible, over `rows`.
+    pub fn points_of<'a>(rows: impl IntoIterator<Item = &'a Row>) -> (Points, Points) {
+        rows.into_iter()
+            .fold((Points::ZERO, Points::ZERO), |(p, m), r| {
+                (p + r.points, m + r.max)
+            })
+    }
+
+    /// Points earned and possible in the whole run.
+    pub fn total(&self) -> (Points, Points) {
+        Sheet::points_of(&self.rows)
+    }
+
+    /// Checks passed and checks run.
+    pub fn passed(&self) -> (usize, usize) {
+        (
+            self.rows.iter().filter(|r| r.verdict.passed()).count(),
+            self.rows.len(),
+        )
+    }
+
+    /// Who was graded, in Spanish.
+    pub fn who(&self) -> &'static str {
+        if self.target == "solutions" {
+            "solutions (la solución de referencia)"
+        } else {
+            "exercises (tu código)"
+        }
+    }
+
+    /// The score line every format ends with:
+    /// `Puntaje: 42/100 puntos (7/34 verificaciones)`.
+    pub fn score_line(&self) -> String {
+        let (points, max) = self.total();
+        let (passed, total) = self.passed();
+        format!("Puntaje: {points}/{max} puntos ({passed}/{total} verificaciones)")
+    }
+
+    /// The line about hidden variants, if any were graded.
+    pub fn variants_line(&self) -> Option<String> {
+        (self.variants > 0).then(|| {
+            let source = if self.secret_seed {
+                format!("semilla secreta de {}", crate::variants::SECRET_SEED_ENV)
+            } else {
+                "semilla de --semilla".to_string()
+            };
+            format!(
+                "Variantes ocultas: {} por ejercicio ({source})",
+                self.variants
+            )
+        })
+    }
+}

@@ -1,0 +1,298 @@
+//! A submission that does not compile still gets a report in the chosen
+//! format (`scripts/calificar` → `grader/compile-report`); a submission whose
+//! crate depends on `solutions` is refused; the Gradescope autograder
+//! (`autograder/gradescope/run_autograder`) always writes `results.json`.
+//!
+//! Each test builds a copy of the repository with cargo, so they are slow
+//! (minutes on a cold cache) and marked `#[ignore]`: `.ci/run` runs them
+//! explicitly with
+//! `cargo test -p grader --test compilacion --test plantilla -- --ignored`.
+//! The copies share one target folder, `target/tmp/kit-anidado`, so the
+//! dependencies are compiled once.
+#![cfg(feature = "solutions")]
+
+mod informes;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Serializes the tests of this file. The copies of the kit share one target
+/// folder, and cargo names a workspace's artifacts by paths relative to the
+/// workspace root: two copies built at once would reuse each other's
+/// artifacts (an older broken file could look fresh next to a newer build).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The target folder the nested builds share.
+fn nested_target() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("kit-anidado")
+}
+
+/// A fresh, empty scratch folder for test `name`.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("kit-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Copies the repository's files (tracked and new, not ignored) to `dest`.
+fn copy_repo(dest: &Path) {
+    let listed = Command::new("git")
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
+        .current_dir(repo())
+        .output()
+        .expect("git runs");
+    assert!(listed.status.success());
+    for file in listed.stdout.split(|b| *b == 0).filter(|f| !f.is_empty()) {
+        let rel = Path::new(std::str::from_utf8(file).unwrap());
+        let from = repo().join(rel);
+        if !from.is_file() {
+            continue;
+        }
+        let to = dest.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&from, &to).unwrap();
+    }
+}
+
+/// Runs `program` in `dir` with the shared target folder, no colours, a
+/// fixed execution time, and no grader variables from outside.
+fn run(dir: &Path, program: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", nested_target())
+        .env("NO_COLOR", "1")
+        .env("KIT_TIEMPO_EJECUCION", "0")
+        .env_remove("KIT_GRADER_CHECK")
+        .env_remove("KIT_SEMILLA_SECRETA")
+        .env_remove("KIT_VARIANTES");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("the command runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Breaks `exercises/src/client.rs` in `root` with a syntax error.
+fn break_syntax(root: &Path) {
+    let file = root.join("exercises/src/client.rs");
+    let src = std::fs::read_to_string(&file).unwrap();
+    assert!(src.contains("pub fn charge_order"));
+    std::fs::write(
+        &file,
+        src.replacen("pub fn charge_order", "pub fn charge_order(((", 1),
+    )
+    .unwrap();
+}
+
+#[test]
+#[ignore = "builds a copy of the repository (slow); .ci/run runs it with --ignored"]
+fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("compilacion");
+    let root = dir.join("entrega");
+    copy_repo(&root);
+    break_syntax(&root);
+    let calificar = root.join("scripts/calificar");
+    let root_text = root.display().to_string();
+
+    let o = run(&root, &calificar, &[], &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let report = text(&o.stdout);
+    assert!(
+        report.contains("✗ Tu código no compila: el grader no puede correr ninguna verificación."),
+        "{report}"
+    );
+    assert!(
+        report.contains("error: this file contains an unclosed delimiter"),
+        "{report}"
+    );
+    assert!(report.contains("--> exercises/src/client.rs:"), "{report}");
+    assert!(!report.contains(&root_text), "absolute path in\n{report}");
+    assert!(report.contains(
+        "Ejercicio 2 · Una idempotency key por operación (cliente de orders): 0/36 puntos"
+    ));
+    assert_eq!(
+        report.trim_end().lines().last().unwrap(),
+        "Puntaje: 0/100 puntos (no compila)"
+    );
+
+    let json_file = dir.join("results.json");
+    let o = run(
+        &root,
+        &calificar,
+        &[
+            "--format",
+            "gradescope",
+            "--output",
+            json_file.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    let v = informes::gradescope(&std::fs::read_to_string(&json_file).unwrap());
+    assert_eq!(v["score"], 0);
+    assert_eq!(informes::gradescope_max(&v), 100.0);
+    let tests = v["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 3);
+    for t in tests {
+        assert_eq!(t["status"], "failed");
+        let out = t["output"].as_str().unwrap();
+        assert!(out.contains("--> exercises/src/client.rs:"), "{out}");
+        assert!(!out.contains(&root_text));
+    }
+
+    let o = run(
+        &root,
+        &calificar,
+        &["--formato", "junit", "--ejercicio", "cliente"],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let xml = informes::junit(&text(&o.stdout));
+    assert_eq!(xml.test_suites.len(), 1);
+    assert_eq!(xml.failures, 1);
+    let failure = informes::junit_failure(&xml, "cliente/compilacion").unwrap();
+    assert!(failure.starts_with("Tu código no compila"), "{failure}");
+    assert!(failure.contains("exercises/src/client.rs"));
+
+    // Fixed, but now depending on the reference solutions: refused.
+    let manifest = root.join("exercises/Cargo.toml");
+    std::fs::copy(
+        repo().join("exercises/src/client.rs"),
+        root.join("exercises/src/client.rs"),
+    )
+    .unwrap();
+    let m = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        m.replace(
+            "[dependencies]\n",
+            "[dependencies]\nsolutions = { path = \"../solutions\" }\n",
+        ),
+    )
+    .unwrap();
+    let o = run(&root, &calificar, &[], &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    assert_eq!(
+        text(&o.stderr).trim_end(),
+        "grader: exercises/Cargo.toml, campo `dependencies.solutions`: tu crate no puede depender de la solución de referencia (solutions); quita esa dependencia y vuelve a correr el grader"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+#[ignore = "builds a copy of the repository (slow); .ci/run runs it with --ignored"]
+fn the_gradescope_autograder_always_writes_results_json() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("gradescope");
+    let source = dir.join("source");
+    let o = Command::new(repo().join("autograder/gradescope/empaquetar"))
+        .arg(&source)
+        .env("KIT_SEMILLA_SECRETA", "4242")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    for f in [
+        "setup.sh",
+        "run_autograder",
+        "kit/Cargo.toml",
+        "kit/grader/rubrica.toml",
+    ] {
+        assert!(source.join(f).is_file(), "{f}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(source.join("semilla-secreta")).unwrap(),
+        "4242\n"
+    );
+    let autograder = dir.join("autograder");
+    let submission = autograder.join("submission");
+    let results = autograder.join("results/results.json");
+    let run_autograder = source.join("run_autograder");
+    let env = [
+        ("AUTOGRADER_DIR", autograder.to_str().unwrap()),
+        ("KIT_VARIANTES", "1"),
+    ];
+    let submit = |prepare: &dyn Fn(&Path)| {
+        let _ = std::fs::remove_dir_all(&submission);
+        std::fs::create_dir_all(&submission).unwrap();
+        copy_repo(&submission);
+        prepare(&submission);
+        let o = run(&dir, &run_autograder, &[], &env);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        informes::gradescope(&std::fs::read_to_string(&results).unwrap())
+    };
+
+    // The stubs, with a tampered rubric and grader beside them: only
+    // exercises/ is taken, the rest is the instructor's.
+    let v = submit(&|s: &Path| {
+        let rubric = s.join("grader/rubrica.toml");
+        let r = std::fs::read_to_string(&rubric).unwrap();
+        std::fs::write(&rubric, r.replace("puntos = 5 }", "puntos = 500 }")).unwrap();
+        std::fs::write(s.join("grader/src/lib.rs"), "compile_error!(\"trampa\");").unwrap();
+    });
+    assert_eq!(v["score"], 0);
+    assert_eq!(informes::gradescope_max(&v), 130.0);
+    let hidden: Vec<_> = v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["visibility"] == "after_published")
+        .collect();
+    assert_eq!(hidden.len(), 3, "one variant per exercise");
+    assert!(
+        hidden
+            .iter()
+            .all(|t| t["name"].as_str().unwrap().contains("/variante-"))
+    );
+
+    // A syntax error: the compile-error report, score 0.
+    let v = submit(&|s: &Path| break_syntax(s));
+    assert_eq!(v["score"], 0);
+    assert_eq!(v["tests"].as_array().unwrap().len(), 3);
+    assert!(
+        v["tests"][0]["output"]
+            .as_str()
+            .unwrap()
+            .contains("--> exercises/src/client.rs:")
+    );
+
+    // A crate depending on solutions: refused, and still a results.json.
+    let v = submit(&|s: &Path| {
+        let manifest = s.join("exercises/Cargo.toml");
+        let m = std::fs::read_to_string(&manifest).unwrap();
+        std::fs::write(
+            &manifest,
+            m.replace(
+                "[dependencies]\n",
+                "[dependencies]\nsolutions = { path = \"../solutions\" }\n",
+            ),
+        )
+        .unwrap();
+    });
+    assert_eq!(v["score"], 0);
+    let out = v["tests"][0]["output"].as_str().unwrap();
+    assert!(
+        out.contains("tu crate no puede depender de la solución de referencia"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

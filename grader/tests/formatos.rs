@@ -1,0 +1,416 @@
+//! The three report formats (`--format text|gradescope|junit`) on the
+//! untouched stubs (score 0), the reference solutions (score 100) and a wrong
+//! solution graded in this process; `--output`, `--ejercicio`, `--rubrica`,
+//! and byte-identical machine-readable reports.
+
+mod informes;
+
+use informes::{
+    default_check_count, grader, grader_with_env, gradescope, gradescope_max, junit, stderr,
+    stdout, stubs_untouched,
+};
+
+#[test]
+fn the_untouched_stubs_score_0_in_every_format() {
+    if !stubs_untouched() {
+        return; // A student has started: the stub figures no longer apply.
+    }
+    let n = default_check_count();
+    let text = grader(&["--format", "text"]);
+    assert_eq!(text.status.code(), Some(1));
+    let out = stdout(&text);
+    assert_eq!(
+        out.trim_end().lines().last().unwrap(),
+        format!("Puntaje: 0/100 puntos (0/{n} verificaciones)")
+    );
+    assert!(
+        out.contains("  0/36 puntos") || out.contains("· 0/36 puntos"),
+        "{out}"
+    );
+
+    let json = grader(&["--formato", "gradescope"]);
+    assert_eq!(json.status.code(), Some(1));
+    let v = gradescope(&stdout(&json));
+    assert_eq!(v["score"], 0);
+    assert_eq!(v["execution_time"], 0);
+    assert_eq!(gradescope_max(&v), 100.0);
+    let tests = v["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), n);
+    assert_eq!(tests[0]["number"], "1.1");
+    for t in tests {
+        assert_eq!(t["status"], "failed");
+        assert!(t["output"].as_str().unwrap().starts_with("pendiente: "));
+    }
+
+    let xml = grader(&["--format", "junit"]);
+    assert_eq!(xml.status.code(), Some(1));
+    let report = junit(&stdout(&xml));
+    assert_eq!(
+        report
+            .test_suites
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>(),
+        ["cobro", "cliente", "reconciliacion"]
+    );
+    assert_eq!(report.tests, n);
+    assert_eq!(report.failures, n);
+    assert_eq!(report.errors, 0);
+}
+
+#[cfg(feature = "solutions")]
+#[test]
+fn the_solutions_score_100_in_every_format() {
+    let n = default_check_count();
+    let text = grader(&["--solutions"]);
+    assert_eq!(text.status.code(), Some(0));
+    let out = stdout(&text);
+    assert_eq!(
+        out.trim_end().lines().last().unwrap(),
+        format!("Puntaje: 100/100 puntos ({n}/{n} verificaciones)")
+    );
+    for line in [
+        "36/36 puntos",
+        "28/28 puntos",
+        "✓ replay: la misma key devuelve el resultado guardado sin tocar el ledger (5/5 pts)",
+    ] {
+        assert!(out.contains(line), "missing {line:?} in\n{out}");
+    }
+
+    let json = grader(&["--solutions", "--format", "gradescope"]);
+    assert_eq!(json.status.code(), Some(0));
+    let v = gradescope(&stdout(&json));
+    assert_eq!(v["score"], 100);
+    assert_eq!(gradescope_max(&v), 100.0);
+    assert!(
+        v["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["status"] == "passed" && t["visibility"] == "visible")
+    );
+
+    let xml = grader(&["--solutions", "--format", "junit"]);
+    assert_eq!(xml.status.code(), Some(0));
+    let report = junit(&stdout(&xml));
+    assert_eq!(report.tests, n);
+    assert_eq!(report.failures + report.errors, 0);
+}
+
+#[test]
+fn one_exercise_at_a_time_and_unknown_names_list_the_valid_ones() {
+    let o = grader(&["--ejercicio", "cliente", "--format", "junit"]);
+    let report = junit(&stdout(&o));
+    assert_eq!(report.test_suites.len(), 1);
+    assert_eq!(report.test_suites[0].name.as_str(), "cliente");
+    let v = gradescope(&stdout(&grader(&[
+        "--ejercicio",
+        "reconciliacion",
+        "--format",
+        "gradescope",
+    ])));
+    assert_eq!(gradescope_max(&v), 28.0);
+    assert!(
+        v["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["number"].as_str().unwrap().starts_with("3."))
+    );
+
+    let bad = grader(&["--ejercicio", "pago"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(
+        stderr(&bad).trim_end(),
+        "grader: valor inválido para --ejercicio <NOMBRE>: «pago»; se permiten: cobro, cliente, reconciliacion. Usa --help para ver las opciones."
+    );
+}
+
+/// The grader with colours forced on (as on a terminal), `NO_COLOR` unset.
+fn grader_coloured(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(args)
+        .env("CLICOLOR_FORCE", "1")
+        .env_remove("NO_COLOR")
+        .env_remove("KIT_GRADER_CHECK")
+        .env_remove("KIT_SEMILLA_SECRETA")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_output_file_gets_the_report_without_colours() {
+    let dir = std::env::temp_dir().join(format!("kit-salida-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("informe.txt");
+    // With colours forced, standard output gets them...
+    let coloured = grader_coloured(&["--ejercicio", "cobro"]);
+    assert!(stdout(&coloured).contains("\x1b["));
+    // ...but a file never does, and nothing goes to standard output.
+    let to_file = grader_coloured(&["--ejercicio", "cobro", "--salida", file.to_str().unwrap()]);
+    assert_eq!(to_file.status.code(), Some(1));
+    assert!(to_file.stdout.is_empty());
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(!written.contains('\x1b'), "{written:?}");
+    assert!(written.contains("Ejercicio 1 · El cobro idempotente"));
+    // It is the NO_COLOR report, byte for byte.
+    assert_eq!(stdout(&grader(&["--ejercicio", "cobro"])), written);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_unwritable_output_is_status_2() {
+    let o = grader(&["--ejercicio", "cobro", "--output", "/no/such/dir/r.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o)
+            .starts_with("grader: --output /no/such/dir/r.json: no se pudo escribir el informe:"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn machine_readable_reports_are_byte_identical_across_runs() {
+    for format in ["gradescope", "junit", "text"] {
+        let args = [
+            "--format",
+            format,
+            "--variantes",
+            "2",
+            "--semilla",
+            "31",
+            "--ejercicio",
+            "cliente",
+        ];
+        let a = grader(&args);
+        let b = grader(&args);
+        assert!(!a.stdout.is_empty());
+        assert_eq!(a.stdout, b.stdout, "{format}");
+        assert_eq!(a.status.code(), b.status.code());
+    }
+}
+
+#[test]
+fn execution_time_is_the_real_one_unless_fixed() {
+    let o = grader_with_env(
+        &["--ejercicio", "cobro", "--format", "gradescope"],
+        &[("KIT_TIEMPO_EJECUCION", "")],
+    );
+    let v = gradescope(&stdout(&o));
+    // Whole seconds, rounded up: a run that did anything took at least one.
+    assert!(v["execution_time"].as_u64().unwrap() >= 1);
+    let o = grader_with_env(
+        &["--ejercicio", "cobro", "--format", "gradescope"],
+        &[("KIT_TIEMPO_EJECUCION", "42")],
+    );
+    assert_eq!(gradescope(&stdout(&o))["execution_time"], 42);
+}
+
+#[test]
+fn a_bad_rubric_stops_the_grader_naming_file_and_field() {
+    let dir = std::env::temp_dir().join(format!("kit-rubrica-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mala.toml");
+    let kit = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/rubrica.toml"))
+        .unwrap()
+        .replace(
+            "\"cobro/replay-devuelve-lo-guardado\" = { puntos = 5 }",
+            "\"cobro/replay-devuelve-lo-guardado\" = { puntos = 5, visible = true }",
+        );
+    std::fs::write(&path, kit).unwrap();
+    let o = grader(&["--rubrica", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with(&format!("grader: rúbrica {}:", path.display()))
+            && err.contains(
+                ", campo `verificaciones.\"cobro/replay-devuelve-lo-guardado\"`: campo desconocido `visible`; se permiten: `puntos` o `visibilidad`"
+            ),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1);
+    assert!(o.stdout.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn another_rubric_changes_points_and_visibility() {
+    let dir = std::env::temp_dir().join(format!("kit-rubrica2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("otra.toml");
+    std::fs::write(
+        &path,
+        r#"
+[verificaciones]
+"cobro/replay-devuelve-lo-guardado" = { puntos = 40, visibilidad = "after_due_date" }
+
+[variantes]
+puntos = { cobro = 0, cliente = 0, reconciliacion = 0 }
+visibilidad = "hidden"
+
+[no_listadas]
+puntos = 1
+visibilidad = "hidden"
+"#,
+    )
+    .unwrap();
+    let o = grader(&[
+        "--ejercicio",
+        "cobro",
+        "--rubrica",
+        path.to_str().unwrap(),
+        "--format",
+        "gradescope",
+    ]);
+    let v = gradescope(&stdout(&o));
+    let tests = v["tests"].as_array().unwrap();
+    let replay = tests
+        .iter()
+        .find(|t| t["extra_data"]["id"] == "cobro/replay-devuelve-lo-guardado")
+        .unwrap();
+    assert_eq!(replay["max_score"], 40);
+    assert_eq!(replay["visibility"], "after_due_date");
+    assert_eq!(gradescope_max(&v), 40.0 + (tests.len() - 1) as f64);
+    assert!(
+        tests
+            .iter()
+            .filter(|t| t["extra_data"]["id"] != "cobro/replay-devuelve-lo-guardado")
+            .all(|t| t["visibility"] == "hidden" && t["max_score"] == 1)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A wrong solution, graded in this process and rendered in every format.
+#[cfg(feature = "solutions")]
+mod wrong_solution {
+    use super::informes::{gradescope, junit, junit_failure};
+    use grader::checks::Catalog;
+    use grader::grading;
+    use grader::report::{self, Format, sheet::Sheet};
+    use grader::rubric::{Points, Rubric};
+    use grader::variants::Plan;
+    use grader::verdict::Exercise;
+    use sim::{
+        ChargeOutcome, KeySource, Kit, LedgerEntry, Network, Order, Payments, Percent,
+        Reconciliation, Scenario,
+    };
+    use solutions::Solutions;
+
+    /// The reference, except that the overcharge percentage is taken over
+    /// what was charged instead of over the intention.
+    struct PercentOfCharged;
+
+    impl Kit for PercentOfCharged {
+        const CRATE: &'static str = "exercises";
+        type Server = <Solutions as Kit>::Server;
+
+        fn new_server(idempotent: bool) -> Self::Server {
+            Solutions::new_server(idempotent)
+        }
+
+        fn charge_order<P: Payments, K: KeySource>(
+            server: &mut P,
+            network: &mut Network,
+            keys: &mut K,
+            order: &Order,
+            max_attempts: u32,
+        ) -> ChargeOutcome {
+            Solutions::charge_order(server, network, keys, order, max_attempts)
+        }
+
+        fn reconcile(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+            let mut r = Solutions::reconcile(orders, ledger);
+            r.overcharge_pct = Percent::of(r.overcharge, r.charged);
+            r
+        }
+    }
+
+    fn sheet() -> Sheet {
+        let fixtures = Scenario::load_dir(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"),
+        )
+        .unwrap();
+        let graded = grading::grade_in_process::<PercentOfCharged>(&Catalog::new(fixtures, &[]));
+        Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[])
+    }
+
+    #[test]
+    fn is_reported_the_same_way_in_every_format() {
+        let sheet = sheet();
+        let failed: Vec<&str> = sheet
+            .rows
+            .iter()
+            .filter(|r| !r.verdict.passed())
+            .map(|r| r.check.id.as_str())
+            .collect();
+        assert!(failed.contains(&"reconciliacion/porcentaje-sobre-la-intencion"));
+        assert!(failed.contains(&"reconciliacion/flota-1000"));
+        assert!(
+            failed.iter().all(|id| id.starts_with("reconciliacion/")),
+            "{failed:?}"
+        );
+        let lost: Points = sheet
+            .rows
+            .iter()
+            .filter(|r| !r.verdict.passed())
+            .map(|r| r.max)
+            .sum();
+        let (points, max) = sheet.total();
+        assert_eq!(max, Points::whole(100));
+        assert_eq!(points + lost, max);
+        let (passed, total) = sheet.passed();
+
+        // Text: the cross, the explanation, the exercise's points, the score.
+        let text = grader::output::strip_colours(&report::render(&sheet, Format::Text));
+        assert!(text.contains(
+            "✗ el porcentaje de sobrecobro es sobre la intención, no sobre lo cobrado (0/2 pts)"
+        ));
+        assert!(text.contains("36/36 puntos"), "{text}");
+        assert!(text.contains(&format!(
+            "{}/28 puntos",
+            Sheet::points_of(sheet.of(Exercise::Reconciliacion)).0
+        )));
+        assert!(
+            text.trim_end().ends_with(&format!(
+                "Puntaje: {points}/100 puntos ({passed}/{total} verificaciones)"
+            )),
+            "{text}"
+        );
+
+        // Gradescope: the same failures, with the Spanish explanation.
+        let v = gradescope(&report::render(&sheet, Format::Gradescope));
+        assert_eq!(v["score"].as_f64().unwrap(), points.as_f64());
+        let json_failed: Vec<&str> = v["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["status"] == "failed")
+            .map(|t| t["extra_data"]["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(json_failed, failed);
+        let flota = v["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["extra_data"]["id"] == "reconciliacion/flota-1000")
+            .unwrap();
+        let output = flota["output"].as_str().unwrap();
+        assert!(
+            output.contains("esperado: ")
+                && output.contains("obtenido: ")
+                && output.contains("pista: "),
+            "{output}"
+        );
+        assert!(output.contains("18.7%"), "{output}");
+
+        // JUnit: the same failures, each carrying the explanation.
+        let xml = junit(&report::render(&sheet, Format::Junit));
+        assert_eq!(xml.failures, failed.len());
+        assert_eq!(
+            junit_failure(&xml, "reconciliacion/flota-1000").as_deref(),
+            Some(output)
+        );
+        assert_eq!(junit_failure(&xml, "cobro/flota-1000"), None);
+    }
+}

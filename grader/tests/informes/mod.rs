@@ -1,0 +1,236 @@
+//! Helpers shared by the report tests (`formatos.rs`, `variantes.rs`): run
+//! the grader binary, and check a report's structure against its format.
+
+// Each test target uses part of this module.
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// Runs the grader binary with `args`, no colours, a fixed
+/// `execution_time`, and no secret seed or child marker from the outside.
+pub fn grader(args: &[&str]) -> Output {
+    grader_with_env(args, &[])
+}
+
+/// As [`grader`], with extra environment variables.
+pub fn grader_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grader"));
+    cmd.args(args)
+        .env("NO_COLOR", "1")
+        .env("KIT_TIEMPO_EJECUCION", "0")
+        .env_remove("KIT_GRADER_CHECK")
+        .env_remove("KIT_SEMILLA_SECRETA")
+        .env_remove("CLICOLOR_FORCE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("the grader runs")
+}
+
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Whether `exercises/` still holds the three untouched `todo!()` stubs.
+pub fn stubs_untouched() -> bool {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../exercises/src");
+    [
+        ("payments_server.rs", 1),
+        ("client.rs", 2),
+        ("reconciliation.rs", 3),
+    ]
+    .iter()
+    .all(|(f, n)| {
+        std::fs::read_to_string(dir.join(f))
+            .is_ok_and(|s| s.contains(&format!("todo!(\"Ejercicio {n}")))
+    })
+}
+
+/// Number of checks in the default catalog (the kit's fixtures).
+pub fn default_check_count() -> usize {
+    let fixtures =
+        sim::Scenario::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"))
+            .unwrap();
+    grader::checks::Catalog::new(fixtures, &[]).checks.len()
+}
+
+/// The top-level fields of Gradescope's `results.json`, from its published
+/// spec.
+pub const GRADESCOPE_TOP: [&str; 11] = [
+    "score",
+    "execution_time",
+    "output",
+    "output_format",
+    "test_output_format",
+    "test_name_format",
+    "visibility",
+    "stdout_visibility",
+    "extra_data",
+    "tests",
+    "leaderboard",
+];
+/// The fields of one test, from the same spec.
+pub const GRADESCOPE_TEST: [&str; 11] = [
+    "score",
+    "max_score",
+    "status",
+    "name",
+    "name_format",
+    "number",
+    "output",
+    "output_format",
+    "tags",
+    "visibility",
+    "extra_data",
+];
+const VISIBILITIES: [&str; 4] = ["hidden", "after_due_date", "after_published", "visible"];
+const FORMATS: [&str; 5] = ["text", "html", "simple_format", "md", "ansi"];
+
+/// Parses `json` and checks it against Gradescope's field list: only known
+/// fields, the right types, `status` passed/failed, known visibilities and
+/// formats, `score ≤ max_score`, and a top-level score equal to the sum of
+/// the tests'. Returns the parsed value.
+pub fn gradescope(json: &str) -> Value {
+    let v: Value = serde_json::from_str(json).expect("results.json is JSON");
+    let top = v.as_object().expect("an object");
+    for key in top.keys() {
+        assert!(
+            GRADESCOPE_TOP.contains(&key.as_str()),
+            "unknown top-level field {key}"
+        );
+    }
+    for key in ["score", "execution_time", "output", "tests"] {
+        assert!(top.contains_key(key), "missing {key}");
+    }
+    assert!(v["score"].is_number());
+    assert!(v["execution_time"].is_u64());
+    assert!(v["output"].is_string());
+    for key in ["output_format", "test_output_format"] {
+        if let Some(f) = top.get(key) {
+            assert!(FORMATS.contains(&f.as_str().unwrap()), "{key}: {f}");
+        }
+    }
+    let tests = v["tests"].as_array().expect("tests is a list");
+    let mut sum = 0.0;
+    let mut numbers = BTreeSet::new();
+    for t in tests {
+        let obj = t.as_object().expect("a test is an object");
+        for key in obj.keys() {
+            assert!(
+                GRADESCOPE_TEST.contains(&key.as_str()),
+                "unknown test field {key}"
+            );
+        }
+        for key in [
+            "name",
+            "number",
+            "score",
+            "max_score",
+            "status",
+            "output",
+            "visibility",
+        ] {
+            assert!(obj.contains_key(key), "test without {key}: {t}");
+        }
+        assert!(t["name"].is_string() && t["number"].is_string() && t["output"].is_string());
+        let (score, max) = (
+            t["score"].as_f64().unwrap(),
+            t["max_score"].as_f64().unwrap(),
+        );
+        assert!((0.0..=max).contains(&score), "{t}");
+        let status = t["status"].as_str().unwrap();
+        assert!(["passed", "failed"].contains(&status), "{t}");
+        assert_eq!(status == "passed", score == max && t["output"] == "", "{t}");
+        assert!(VISIBILITIES.contains(&t["visibility"].as_str().unwrap()));
+        assert!(
+            numbers.insert(t["number"].as_str().unwrap().to_string()),
+            "{t}"
+        );
+        sum += score;
+    }
+    assert!((v["score"].as_f64().unwrap() - sum).abs() < 1e-9);
+    v
+}
+
+/// Sum of the tests' `max_score`.
+pub fn gradescope_max(v: &Value) -> f64 {
+    v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["max_score"].as_f64().unwrap())
+        .sum()
+}
+
+/// Parses a JUnit report and checks its shape: one suite per exercise (named
+/// by its id, in order), one case per check named by its id, and the counts
+/// consistent. Returns it.
+pub fn junit(xml: &str) -> quick_junit::Report {
+    let report = quick_junit::Report::deserialize_from_str(xml).expect("JUnit XML parses");
+    let mut tests = 0;
+    let mut failures = 0;
+    let mut errors = 0;
+    let known = ["cobro", "cliente", "reconciliacion"];
+    let mut last = 0;
+    for suite in &report.test_suites {
+        let i = known
+            .iter()
+            .position(|k| *k == suite.name.as_str())
+            .unwrap_or_else(|| panic!("suite {}", suite.name.as_str()));
+        assert!(i >= last, "suites out of order");
+        last = i;
+        assert_eq!(suite.tests, suite.test_cases.len());
+        for case in &suite.test_cases {
+            assert!(
+                case.name
+                    .as_str()
+                    .starts_with(&format!("{}/", suite.name.as_str())),
+                "{}",
+                case.name.as_str()
+            );
+            if let quick_junit::TestCaseStatus::NonSuccess {
+                kind,
+                description,
+                message,
+                ..
+            } = &case.status
+            {
+                assert!(message.is_some() && description.is_some());
+                match kind {
+                    quick_junit::NonSuccessKind::Failure => failures += 1,
+                    quick_junit::NonSuccessKind::Error => errors += 1,
+                }
+            }
+        }
+        tests += suite.tests;
+    }
+    assert_eq!(report.tests, tests);
+    assert_eq!(report.failures, failures);
+    assert_eq!(report.errors, errors);
+    report
+}
+
+/// The failure text (description) of the case called `id`, if it failed.
+pub fn junit_failure(report: &quick_junit::Report, id: &str) -> Option<String> {
+    report
+        .test_suites
+        .iter()
+        .flat_map(|s| &s.test_cases)
+        .find(|c| c.name.as_str() == id)
+        .and_then(|c| match &c.status {
+            quick_junit::TestCaseStatus::NonSuccess { description, .. } => {
+                description.as_ref().map(|d| d.as_str().to_string())
+            }
+            _ => None,
+        })
+}

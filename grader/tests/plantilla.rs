@@ -1,0 +1,138 @@
+//! The student template (`scripts/plantilla-estudiante DIR`): the repository
+//! without `solutions/` and the instructor's tools, which still builds,
+//! grades (`cargo run -p grader`, `scripts/calificar`) and passes
+//! `cargo test`.
+//!
+//! It builds and tests a whole copy of the kit, so it is slow (minutes on a
+//! cold cache) and marked `#[ignore]`: `.ci/run` runs it explicitly with
+//! `cargo test -p grader --test compilacion --test plantilla -- --ignored`,
+//! sharing `target/tmp/kit-anidado` with the compile-error tests.
+#![cfg(feature = "solutions")]
+
+mod informes;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn cargo(dir: &Path, args: &[&str]) -> Output {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    Command::new(cargo)
+        .args(args)
+        .current_dir(dir)
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("kit-anidado"),
+        )
+        .env("NO_COLOR", "1")
+        .env("CI", "true")
+        .env("KIT_TIEMPO_EJECUCION", "0")
+        .env_remove("KIT_GRADER_CHECK")
+        .env_remove("KIT_SEMILLA_SECRETA")
+        .output()
+        .expect("cargo runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+#[ignore = "builds and tests a copy of the kit (slow); .ci/run runs it with --ignored"]
+fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kit-plantilla");
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = Command::new(repo().join("scripts/plantilla-estudiante"))
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+
+    // What it holds, and what it does not.
+    for gone in [
+        "solutions",
+        ".ci",
+        "autograder",
+        ".github/workflows/kit.yml",
+        "scripts/plantilla-estudiante",
+        "grader/tests/plantilla.rs",
+    ] {
+        assert!(!dir.join(gone).exists(), "{gone} is in the template");
+    }
+    for kept in [
+        "exercises/src/client.rs",
+        "grader/rubrica.toml",
+        "fixtures/flota-1000.toml",
+        "scripts/calificar",
+        ".github/workflows/classroom.yml",
+        "README.md",
+    ] {
+        assert!(dir.join(kept).exists(), "{kept} is missing");
+    }
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(!manifest.contains("solutions"), "{manifest}");
+    let grader_manifest = std::fs::read_to_string(dir.join("grader/Cargo.toml")).unwrap();
+    assert!(!grader_manifest.contains("dep:solutions"));
+    assert!(!grader_manifest.contains("solutions = {"));
+    assert!(grader_manifest.contains("default = []"));
+
+    let build = cargo(&dir, &["build", "--workspace"]);
+    assert!(build.status.success(), "{}", text(&build.stderr));
+
+    // It grades: the stubs, pending, 0 of 100.
+    let graded = cargo(&dir, &["run", "-q", "-p", "grader"]);
+    assert_eq!(graded.status.code(), Some(1), "{}", text(&graded.stderr));
+    let out = text(&graded.stdout);
+    assert!(
+        out.contains("… PENDIENTE: charge_order todavía es todo!()"),
+        "{out}"
+    );
+    assert!(
+        out.trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("Puntaje: 0/100 puntos (0/"),
+        "{out}"
+    );
+    // There is no reference to grade.
+    let refused = cargo(&dir, &["run", "-q", "-p", "grader", "--", "--solutions"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused.stderr).contains("no incluye solutions/"));
+
+    // The CI command works there too.
+    let ci = Command::new(dir.join("scripts/calificar"))
+        .args(["--format", "gradescope", "--ejercicio", "cobro"])
+        .current_dir(&dir)
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("kit-anidado"),
+        )
+        .env("KIT_TIEMPO_EJECUCION", "0")
+        .env_remove("KIT_GRADER_CHECK")
+        .output()
+        .unwrap();
+    assert_eq!(ci.status.code(), Some(1), "{}", text(&ci.stderr));
+    let v = informes::gradescope(&text(&ci.stdout));
+    assert_eq!(v["score"], 0);
+    assert_eq!(informes::gradescope_max(&v), 36.0);
+
+    // And its own tests pass.
+    let tests = cargo(&dir, &["test", "--workspace"]);
+    assert!(
+        tests.status.success(),
+        "cargo test failed in the template:\n{}\n{}",
+        text(&tests.stdout),
+        text(&tests.stderr)
+    );
+    let summary = text(&tests.stdout);
+    assert!(summary.contains("test result: ok."), "{summary}");
+    assert!(!summary.contains("FAILED"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

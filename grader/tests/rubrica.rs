@@ -1,0 +1,105 @@
+//! The kit's rubric (`grader/rubrica.toml`) against the kit's catalog, and
+//! the GitHub Classroom workflow's points against the rubric.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use grader::checks::Catalog;
+use grader::rubric::{Points, Rubric};
+use grader::verdict::Exercise;
+use sim::Scenario;
+
+fn repo() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+fn default_catalog() -> Catalog {
+    Catalog::new(Scenario::load_dir(&repo().join("fixtures")).unwrap(), &[])
+}
+
+#[test]
+fn the_kits_rubric_lists_exactly_the_default_catalog_and_sums_to_100() {
+    let rubric = Rubric::kit().unwrap();
+    let catalog: BTreeSet<String> = default_catalog()
+        .checks
+        .iter()
+        .map(|c| c.id.clone())
+        .collect();
+    let listed: BTreeSet<String> = rubric.listed.keys().cloned().collect();
+    let missing: Vec<_> = catalog.difference(&listed).collect();
+    let extra: Vec<_> = listed.difference(&catalog).collect();
+    assert!(
+        missing.is_empty(),
+        "checks without points in grader/rubrica.toml: {missing:?}"
+    );
+    assert!(
+        extra.is_empty(),
+        "ids in grader/rubrica.toml that are not checks: {extra:?}"
+    );
+    let total: Points = rubric.listed.values().map(|e| e.points).sum();
+    assert_eq!(total, Points::whole(100));
+    for exercise in Exercise::ALL {
+        assert!(
+            rubric.listed_total(exercise.id()) > Points::ZERO,
+            "{exercise:?}"
+        );
+        assert_eq!(rubric.variant_pool(exercise.id()), Points::whole(10));
+    }
+}
+
+#[test]
+fn every_check_is_worth_something() {
+    let rubric = Rubric::kit().unwrap();
+    for (id, entry) in &rubric.listed {
+        assert!(entry.points > Points::ZERO, "{id} is worth 0 points");
+    }
+}
+
+/// The `max-score:` of each `--ejercicio` step of the Classroom workflow.
+fn classroom_scores() -> Vec<(String, u32)> {
+    let text = std::fs::read_to_string(repo().join(".github/workflows/classroom.yml")).unwrap();
+    let mut out = Vec::new();
+    let mut exercise = None;
+    for line in text.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("command: scripts/calificar --ejercicio ") {
+            exercise = Some(rest.trim().to_string());
+        }
+        if let Some(score) = line.strip_prefix("max-score: ") {
+            out.push((exercise.take().unwrap(), score.trim().parse().unwrap()));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_classroom_workflow_gives_each_exercise_its_rubric_points() {
+    let rubric = Rubric::kit().unwrap();
+    let scores = classroom_scores();
+    assert_eq!(
+        scores.iter().map(|(e, _)| e.as_str()).collect::<Vec<_>>(),
+        ["cobro", "cliente", "reconciliacion"]
+    );
+    for (exercise, score) in scores {
+        assert_eq!(
+            Points::whole(score),
+            rubric.listed_total(&exercise),
+            "max-score of {exercise} in .github/workflows/classroom.yml"
+        );
+    }
+    let text = std::fs::read_to_string(repo().join(".github/workflows/classroom.yml")).unwrap();
+    for action in [
+        "classroom-resources/autograding-command-grader@v1",
+        "classroom-resources/autograding-grading-reporter@v1",
+    ] {
+        assert!(text.contains(action), "{action}");
+    }
+    assert!(text.contains("runners: cobro,cliente,reconciliacion"));
+}
+
+/// The kit's own CI workflow is instructor-only: the student template drops it.
+#[cfg(feature = "solutions")]
+#[test]
+fn the_kit_workflow_runs_ci() {
+    let text = std::fs::read_to_string(repo().join(".github/workflows/kit.yml")).unwrap();
+    assert!(text.contains("run: bash .ci/run"), "{text}");
+}
