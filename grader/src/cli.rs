@@ -101,8 +101,14 @@ pub struct Cli {
 pub enum Command {
     /// Imprime la tabla de un escenario de la lección con tu código (o con
     /// --solutions) y la compara con la salida esperada.
+    #[command(
+        help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
+        override_usage = "cargo run -p grader -- escenario [OPCIONES] [NOMBRE]",
+        next_help_heading = "Opciones"
+    )]
     Escenario {
         /// Nombre del fixture (p. ej. flota-1000) o ruta a un .toml; sin nombre, todos.
+        #[arg(value_name = "NOMBRE", help_heading = "Argumentos")]
         nombre: Option<String>,
     },
     /// El antes y el después del proyecto final: la flota SIN idempotencia y
