@@ -11,6 +11,7 @@
 //! dependencies are compiled once.
 #![cfg(feature = "solutions")]
 
+mod anidado;
 mod informes;
 
 use std::path::{Path, PathBuf};
@@ -31,7 +32,7 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The target folder the nested builds share.
 fn nested_target() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("kit-anidado")
+    anidado::target()
 }
 
 /// A fresh, empty scratch folder for test `name`.

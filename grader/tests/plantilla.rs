@@ -9,6 +9,7 @@
 //! sharing `target/tmp/kit-anidado` with the compile-error tests.
 #![cfg(feature = "solutions")]
 
+mod anidado;
 mod informes;
 
 use std::path::{Path, PathBuf};
@@ -26,10 +27,7 @@ fn cargo(dir: &Path, args: &[&str]) -> Output {
     Command::new(cargo)
         .args(args)
         .current_dir(dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("kit-anidado"),
-        )
+        .env("CARGO_TARGET_DIR", anidado::target())
         .env("NO_COLOR", "1")
         .env("CI", "true")
         .env("KIT_TIEMPO_EJECUCION", "0")
@@ -110,10 +108,7 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
     let ci = Command::new(dir.join("scripts/calificar"))
         .args(["--format", "gradescope", "--ejercicio", "cobro"])
         .current_dir(&dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("kit-anidado"),
-        )
+        .env("CARGO_TARGET_DIR", anidado::target())
         .env("KIT_TIEMPO_EJECUCION", "0")
         .env_remove("KIT_GRADER_CHECK")
         .output()
