@@ -149,6 +149,10 @@ pub fn apply(scenario: &mut Scenario, flags: &FleetArgs) -> Result<(), String> {
     if let Some(k) = flags.stream {
         scenario.stream = k;
     }
+    if !flags.is_empty() {
+        // The figures are no longer the fixture's: say so in every title.
+        scenario.name = format!("{name} con parámetros propios");
+    }
     Ok(())
 }
 

@@ -112,6 +112,8 @@ impl Runner {
         let mut child = match Command::new(&self.program)
             .args(&self.args)
             .env(CHILD_ENV, id)
+            // Student code must never see the instructor's secret seed.
+            .env_remove(crate::variants::SECRET_SEED_ENV)
             .env(NONCE_ENV, &nonce)
             .env("RUST_BACKTRACE", "0")
             .stdin(Stdio::null())

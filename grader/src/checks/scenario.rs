@@ -43,11 +43,11 @@ pub fn describe_scenario(s: &Scenario) -> String {
     let p = s
         .p_response_lost()
         .map_or_else(|| "guion fijo".to_string(), |p| format!("p={p}"));
+    let n = s.order_count();
+    let orders = if n == 1 { "orden" } else { "órdenes" };
     format!(
-        "{} (N={} órdenes, {p}, max_attempts={})",
-        s.name,
-        s.order_count(),
-        s.max_attempts
+        "{} (N={n} {orders}, {p}, max_attempts={})",
+        s.name, s.max_attempts
     )
 }
 

@@ -63,7 +63,13 @@ pub fn describe_ledger(ledger: &[LedgerEntry]) -> String {
 fn describe_results(results: &[ChargeResult]) -> String {
     let parts: Vec<String> = results
         .iter()
-        .map(|r| format!("{} {} {:?}", r.charge_id, r.amount, r.status))
+        .map(|r| {
+            // The lesson's own word for the status: `"status": "captured"`.
+            let status = match r.status {
+                ChargeStatus::Captured => "captured",
+            };
+            format!("{} {} {status}", r.charge_id, r.amount)
+        })
         .collect();
     parts.join(", ")
 }

@@ -57,10 +57,15 @@ pub fn run<K: Kit>(cli: &Cli, name: Option<&str>) -> ExitCode {
                 } else {
                     None
                 };
+                let snapshot = paths::display(&paths::snapshot_path(&scenario.name));
                 match expected.map(|e| compare(&e, &table)) {
+                    None if K::CRATE == "exercises" => text.push_str(&format!(
+                        "\n  (No hay salida esperada para comparar: falta {snapshot}.)\n"
+                    )),
                     None => {}
-                    Some(None) => text
-                        .push_str("\n  \x1b[32m✓ Coincide con la salida de la lección.\x1b[0m\n"),
+                    Some(None) => text.push_str(&format!(
+                        "\n  \x1b[32m✓ Coincide con la salida esperada ({snapshot}).\x1b[0m\n"
+                    )),
                     Some(Some(diff)) => {
                         ok = false;
                         text.push('\n');

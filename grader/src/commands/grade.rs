@@ -1,6 +1,7 @@
 //! Grading (the command without a subcommand): every check in its own child
 //! process, scored with the rubric, then the report in the chosen format.
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -50,7 +51,9 @@ pub fn run<K: Kit>(cli: &Cli) -> ExitCode {
         Ok(r) => r,
         Err(e) => return usage_failure(&e.to_string()),
     };
-    let graded = grading::grade_isolated::<K>(&catalog, &Runner::this_process(cli.timeout));
+    let mut runner = Runner::this_process(cli.timeout);
+    runner.args = child_args(std::env::args_os().skip(1), &plan);
+    let graded = grading::grade_isolated::<K>(&catalog, &runner);
     let mut sheet = Sheet::new(&graded, &rubric, &plan, &repro_args(cli));
     sheet.elapsed_secs = execution_time(started);
     let text = report::render(&sheet, cli.format);
@@ -70,6 +73,34 @@ pub fn run<K: Kit>(cli: &Cli) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// The arguments of a child process: this command line without the master
+/// seed of the hidden variants (`--variantes N`, `--semilla S`, their
+/// aliases), plus one `--variante SEED` per planned variant. A child builds
+/// the same catalog, yet student code running in it never sees the
+/// instructor's secret seed (the secret environment variable is removed by
+/// [`Runner`] as well).
+pub fn child_args(args: impl IntoIterator<Item = OsString>, plan: &Plan) -> Vec<OsString> {
+    const MASTER: [&str; 4] = ["--variantes", "--variants", "--semilla", "--seed"];
+    let mut out = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let text = arg.to_string_lossy();
+        if MASTER.contains(&text.as_ref()) {
+            args.next();
+            continue;
+        }
+        if MASTER.iter().any(|m| text.starts_with(&format!("{m}="))) {
+            continue;
+        }
+        out.push(arg);
+    }
+    for v in &plan.variants {
+        out.push("--variante".into());
+        out.push(v.seed.to_string().into());
+    }
+    out
 }
 
 /// The exercises of `--ejercicio` (all when none).
@@ -108,4 +139,48 @@ fn execution_time(started: Instant) -> u64 {
 fn usage_failure(message: &str) -> ExitCode {
     eprintln!("grader: {message}");
     ExitCode::from(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn children_get_variant_seeds_never_the_master_seed() {
+        let plan = Plan::from_parts(Some(2), Some(987_654_321), &[], None).unwrap();
+        let args = [
+            "--variantes",
+            "2",
+            "--semilla=987654321",
+            "--format",
+            "junit",
+            "--seed",
+            "987654321",
+            "--variants=2",
+        ];
+        let got: Vec<String> = child_args(args.iter().map(OsString::from), &plan)
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert!(!got.iter().any(|a| a.contains("987654321")), "{got:?}");
+        let seeds: Vec<String> = plan.variants.iter().map(|v| v.seed.to_string()).collect();
+        let want = [
+            "--format".to_string(),
+            "junit".to_string(),
+            "--variante".to_string(),
+            seeds[0].clone(),
+            "--variante".to_string(),
+            seeds[1].clone(),
+        ];
+        assert_eq!(got, want);
+        // The child's plan, built from those arguments, has the same variants.
+        let child = Plan::from_parts(
+            None,
+            None,
+            &[plan.variants[0].seed, plan.variants[1].seed],
+            None,
+        )
+        .unwrap();
+        assert_eq!(child.variants, plan.variants);
+    }
 }

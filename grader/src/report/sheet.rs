@@ -173,7 +173,7 @@ impl Sheet {
             let source = if self.secret_seed {
                 format!("semilla secreta de {}", crate::variants::SECRET_SEED_ENV)
             } else {
-                "semilla de --semilla".to_string()
+                "de --semilla o --variante".to_string()
             };
             format!(
                 "Variantes ocultas: {} por ejercicio ({source})",
