@@ -1,8 +1,9 @@
-//! The kit's own clients, read-only: the lesson 2 loop with a given key, and
-//! lesson 3's classic mistake, a fresh key on every attempt.
+//! Los clientes propios del kit, de solo lectura: el bucle de la lección 2 con
+//! una key dada, y el error clásico de la lección 3, una key nueva en cada
+//! intento.
 //!
-//! The student's client (exercise 2) is the correct one: one key per
-//! operation, created before the first attempt and resent on every retry.
+//! El cliente del estudiante (ejercicio 2) es el correcto: una key por
+//! operación, creada antes del primer intento y reenviada en cada reintento.
 
 use crate::ids::IdempotencyKey;
 use crate::keys::KeySource;
@@ -10,8 +11,8 @@ use crate::network::Network;
 use crate::order::{ChargeOutcome, Order};
 use crate::payments::Payments;
 
-/// Lesson 2's `client_charge`: sends `key` until a response arrives, at most
-/// `max_attempts` times.
+/// El `client_charge` de la lección 2: envía `key` hasta que llega una
+/// respuesta, como máximo `max_attempts` veces.
 pub fn charge_with_key<P: Payments + ?Sized>(
     server: &mut P,
     network: &mut Network,
@@ -35,10 +36,11 @@ pub fn charge_with_key<P: Payments + ?Sized>(
     }
 }
 
-/// The WRONG client of lesson 3: it creates a new key on every attempt, so the
-/// server sees each retry as a new operation and charges again ($1500 for a
-/// $500 order after two lost responses), however idempotent the server is.
-/// Shipped as the contrast to exercise 2; do not copy it.
+/// El cliente EQUIVOCADO de la lección 3: crea una key nueva en cada intento,
+/// así que el servidor ve cada reintento como una operación nueva y vuelve a
+/// cobrar ($1500 por una orden de $500 tras dos respuestas perdidas), por muy
+/// idempotente que sea el servidor. Viene como contraste con el ejercicio 2;
+/// no lo copies.
 pub fn charge_with_key_per_attempt<P: Payments + ?Sized, K: KeySource + ?Sized>(
     server: &mut P,
     network: &mut Network,
@@ -49,7 +51,7 @@ pub fn charge_with_key_per_attempt<P: Payments + ?Sized, K: KeySource + ?Sized>(
     let mut attempts = 0;
     while attempts < max_attempts {
         attempts += 1;
-        let key = keys.new_key(); // the mistake: a key per attempt, not per operation
+        let key = keys.new_key(); // el error: una key por intento, no por operación
         if let Some(result) = network.send(server, key, order.id, order.amount) {
             return ChargeOutcome {
                 attempts,

@@ -1,10 +1,11 @@
-//! Scenarios as data: `fixtures/*.toml`, parsed with serde + toml and
-//! validated into a [`Scenario`].
+//! Escenarios como datos: `fixtures/*.toml`, leídos con serde + toml y
+//! validados como un [`Scenario`].
 //!
-//! A fixture names its orders (an explicit list of whole-dollar amounts, or a
-//! generated fleet), its loss model (a script or a probability with a seed),
-//! `max_attempts`, and the seeded stream. Anything malformed becomes a
-//! [`FixtureError`] naming the file, the field and what is allowed.
+//! Un fixture declara sus órdenes (una lista explícita de montos en dólares
+//! enteros, o una flota generada), su modelo de pérdidas (un guion, o una
+//! probabilidad con una semilla), `max_attempts` y el stream con semilla. Todo
+//! lo mal formado se convierte en un [`FixtureError`] que nombra el archivo, el
+//! campo y lo que se permite.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -18,27 +19,29 @@ use crate::network::{Delivery, LossModel, Network};
 use crate::order::Order;
 use crate::stream::{Stream, StreamKind};
 
-/// Most orders a fleet may have: enough for the 10,000,000-order benchmark,
-/// small enough to fit in memory with both worlds' ledgers.
+/// Máximo de órdenes de una flota: alcanza para el benchmark de 10 millones
+/// de órdenes y cabe en memoria junto con los ledgers de los dos mundos.
 pub const MAX_ORDERS: u64 = 20_000_000;
-/// Most entries an explicit `orders.amounts` list or a `losses.script` may have.
+/// Máximo de entradas de una lista explícita `orders.amounts` o de un
+/// `losses.script`.
 pub const MAX_LISTED: usize = 100_000;
-/// Largest `max_attempts` accepted.
+/// El mayor `max_attempts` que se acepta.
 pub const MAX_ATTEMPTS: u32 = 100;
-/// Largest amount, in whole dollars, an order may have.
+/// El mayor monto que puede tener una orden, en dólares enteros.
 pub const MAX_AMOUNT_DOLLARS: i64 = 1_000_000_000;
 
-/// A malformed fixture: which file, where, and what is allowed. Displays as
-/// one Spanish line.
+/// Un fixture mal formado: qué archivo, dónde y qué se permite. Se muestra
+/// como una sola línea en español.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FixtureError {
-    /// The fixture's path, as given.
+    /// La ruta del fixture, tal como se dio.
     pub file: PathBuf,
-    /// `line:column` (1-based) when the error has a place in the text.
+    /// `(línea, columna)`, contadas desde 1, cuando el error tiene un lugar en
+    /// el texto (se muestra como `línea:columna`).
     pub position: Option<(usize, usize)>,
-    /// The field, dotted (`losses.p_response_lost`), when known.
+    /// El campo, con puntos (`losses.p_response_lost`), cuando se conoce.
     pub field: Option<String>,
-    /// What is wrong and what is allowed, in Spanish.
+    /// Qué está mal y qué se permite, en español.
     pub message: String,
 }
 
@@ -57,60 +60,63 @@ impl fmt::Display for FixtureError {
 
 impl std::error::Error for FixtureError {}
 
-/// How the orders are given.
+/// Cómo se dan las órdenes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum OrdersSpec {
-    /// Explicit amounts, ids 1, 2, … in order.
+    /// Montos explícitos, con ids 1, 2, … en orden.
     Listed(Vec<Money>),
-    /// `count` orders with CPython's `randint(amount_min, amount_max)` whole
-    /// dollars, drawn in order from the fixture's stream seeded with `seed`.
+    /// `count` órdenes de `randint(amount_min, amount_max)` dólares enteros
+    /// (el `randint` de CPython), sorteadas en orden del stream del fixture
+    /// con semilla `seed`.
     Generated {
-        /// Number of orders, 1 to [`MAX_ORDERS`].
+        /// Número de órdenes, de 1 a [`MAX_ORDERS`].
         count: u64,
-        /// Smallest amount, whole dollars.
+        /// Monto mínimo, en dólares enteros.
         amount_min: i64,
-        /// Largest amount, whole dollars (included).
+        /// Monto máximo, en dólares enteros (incluido).
         amount_max: i64,
-        /// Seed of the amounts' stream.
+        /// Semilla del stream de los montos.
         seed: u64,
     },
 }
 
-/// How responses are lost.
+/// Cómo se pierden las respuestas.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LossSpec {
-    /// One entry per attempt, across the whole scenario; delivered after.
+    /// Una entrada por intento, a lo largo de todo el escenario; cuando se
+    /// acaban, todas las respuestas llegan.
     Scripted(Vec<Delivery>),
-    /// Each response lost with probability `p_response_lost`, one draw per
-    /// attempt from the fixture's stream seeded with `seed`.
+    /// Cada respuesta se pierde con probabilidad `p_response_lost`, con un
+    /// sorteo por intento del stream del fixture con semilla `seed`.
     Random {
-        /// In [0, 1].
+        /// En [0, 1].
         p_response_lost: f64,
-        /// Seed of the losses' stream.
+        /// Semilla del stream de las pérdidas.
         seed: u64,
     },
 }
 
-/// A validated scenario, ready to run.
+/// Un escenario validado, listo para correr.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
-    /// The fixture's file stem (`flota-1000`).
+    /// El nombre del archivo del fixture, sin extensión (`flota-1000`).
     pub name: String,
-    /// The table's title line.
+    /// La línea de título de la tabla.
     pub title: String,
-    /// Lines printed under the title (may be empty).
+    /// Líneas que se imprimen bajo el título (puede ser un texto vacío).
     pub description: String,
-    /// The orders.
+    /// Las órdenes.
     pub orders: OrdersSpec,
-    /// The losses.
+    /// Las pérdidas.
     pub losses: LossSpec,
-    /// Most attempts per order, 1 to [`MAX_ATTEMPTS`].
+    /// Máximo de intentos por orden, de 1 a [`MAX_ATTEMPTS`].
     pub max_attempts: u32,
-    /// The generator behind amounts and losses.
+    /// El generador detrás de los montos y las pérdidas.
     pub stream: StreamKind,
-    /// Seed of the idempotency keys the kit hands to clients.
+    /// Semilla de las idempotency keys que el kit entrega a los clientes.
     pub key_seed: u64,
-    /// Also run lesson 3's wrong client (a key per attempt) as a contrast.
+    /// Correr también el cliente equivocado de la lección 3 (una key por
+    /// intento), como contraste.
     pub show_key_per_attempt: bool,
 }
 
@@ -157,11 +163,12 @@ enum RawDelivery {
 }
 
 impl Scenario {
-    /// Reads and validates the fixture at `path`.
+    /// Lee y valida el fixture que está en `path`.
     ///
-    /// # Errors
-    /// A [`FixtureError`] when the file cannot be read, is not TOML, has an
-    /// unknown field or a wrong type, or a value outside what is allowed.
+    /// # Errores
+    /// Un [`FixtureError`] cuando el archivo no se puede leer, no es TOML,
+    /// tiene un campo desconocido o de tipo incorrecto, o un valor fuera de lo
+    /// permitido.
     pub fn load(path: &Path) -> Result<Scenario, FixtureError> {
         let text = std::fs::read_to_string(path).map_err(|e| FixtureError {
             file: path.to_path_buf(),
@@ -179,11 +186,12 @@ impl Scenario {
         Scenario::parse(&text, path)
     }
 
-    /// Parses and validates fixture `text`; `path` names it in errors and
-    /// gives the scenario its name (the file stem).
+    /// Analiza y valida el texto `text` de un fixture; `path` lo nombra en los
+    /// errores y le da su nombre al escenario (el nombre del archivo, sin
+    /// extensión).
     ///
-    /// # Errors
-    /// As [`Scenario::load`], without the reading part.
+    /// # Errores
+    /// Los mismos que [`Scenario::load`], salvo los de lectura del archivo.
     pub fn parse(text: &str, path: &Path) -> Result<Scenario, FixtureError> {
         let raw: RawFixture = toml::from_str(text).map_err(|e| {
             let t = toml_errors::translate(&e, text);
@@ -201,11 +209,12 @@ impl Scenario {
         validate(raw, name, path)
     }
 
-    /// Loads every `*.toml` directly in `dir`, sorted by file name.
+    /// Carga cada `*.toml` que está directamente en `dir`, ordenados por
+    /// nombre de archivo.
     ///
-    /// # Errors
-    /// The first malformed fixture's error, or an error naming `dir` when it
-    /// cannot be read or holds no fixture.
+    /// # Errores
+    /// El error del primer fixture mal formado, o un error que nombra `dir`
+    /// cuando no se puede leer o no contiene ningún fixture.
     pub fn load_dir(dir: &Path) -> Result<Vec<Scenario>, FixtureError> {
         let dir_error = |message: String| FixtureError {
             file: dir.to_path_buf(),
@@ -238,8 +247,9 @@ impl Scenario {
         paths.iter().map(|p| Scenario::load(p)).collect()
     }
 
-    /// A generated fleet with the lesson's seeding convention: amounts seeded
-    /// with `seed`, losses with `seed + 1` (the lesson's 42 and 43).
+    /// Una flota generada con la convención de semillas de la lección: los
+    /// montos con semilla `seed` y las pérdidas con `seed + 1` (el 42 y el 43
+    /// de la lección).
     pub fn fleet(
         name: &str,
         count: u64,
@@ -270,7 +280,7 @@ impl Scenario {
         }
     }
 
-    /// Number of orders, without generating them.
+    /// Número de órdenes, sin generarlas.
     pub fn order_count(&self) -> u64 {
         match &self.orders {
             OrdersSpec::Listed(a) => a.len() as u64,
@@ -278,7 +288,8 @@ impl Scenario {
         }
     }
 
-    /// The orders, ids from 1, amounts in cents. Same fixture, same orders.
+    /// Las órdenes, con ids desde 1 y montos en centavos. Mismo fixture,
+    /// mismas órdenes.
     pub fn orders(&self) -> Vec<Order> {
         let amounts: Vec<Money> = match &self.orders {
             OrdersSpec::Listed(a) => a.clone(),
@@ -305,7 +316,7 @@ impl Scenario {
             .collect()
     }
 
-    /// The loss model, from its first draw.
+    /// El modelo de pérdidas, desde su primer sorteo.
     pub fn loss_model(&self) -> LossModel {
         match &self.losses {
             LossSpec::Scripted(s) => LossModel::scripted(s.clone()),
@@ -316,18 +327,19 @@ impl Scenario {
         }
     }
 
-    /// A fresh network with the scenario's losses: every world replays the
-    /// same draws.
+    /// Una red nueva con las pérdidas del escenario: todos los mundos vuelven
+    /// a ver los mismos sorteos.
     pub fn network(&self) -> Network {
         Network::new(self.loss_model())
     }
 
-    /// A fresh key source for the scenario.
+    /// Una fuente de keys nueva para el escenario.
     pub fn keys(&self) -> SeededKeys {
         SeededKeys::new(self.key_seed)
     }
 
-    /// The loss probability, or `None` for a script.
+    /// La probabilidad de pérdida, o `None` si las pérdidas vienen de un
+    /// guion.
     pub fn p_response_lost(&self) -> Option<f64> {
         match self.losses {
             LossSpec::Random {
@@ -338,7 +350,7 @@ impl Scenario {
     }
 }
 
-/// A reading error's kind, in Spanish.
+/// El tipo de un error de lectura, en español.
 fn io_kind(kind: std::io::ErrorKind) -> String {
     match kind {
         std::io::ErrorKind::PermissionDenied => "sin permiso de lectura".to_string(),

@@ -1,9 +1,9 @@
-//! Identifiers of the world: orders, idempotency keys and charges.
+//! Los identificadores del mundo: órdenes, idempotency keys y cargos.
 
 use std::fmt;
 
-/// The id of one order of `orders` (lesson 2's `order_id`). Fixtures number
-/// generated fleets from 1.
+/// El id de una orden de `orders` (el `order_id` de la lección 2). Los
+/// fixtures numeran las flotas generadas desde 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OrderId(pub u64);
 
@@ -13,11 +13,13 @@ impl fmt::Display for OrderId {
     }
 }
 
-/// An idempotency key: the identifier the client creates once per operation
-/// and resends on every retry (lesson 3; the "folio" of lesson 2's cashier).
+/// Una idempotency key: el identificador que el cliente crea una vez por
+/// operación y reenvía en cada reintento (lección 3; el "folio" del cajero de
+/// la lección 2).
 ///
-/// A 64-bit value, cheap to hash and compare. The kit's [`crate::KeySource`]s
-/// draw them from a seeded stream, so a key never encodes an order's content.
+/// Un valor de 64 bits, barato de hashear y de comparar. Las fuentes de keys
+/// del kit ([`crate::KeySource`]) las sacan de un stream con semilla, así que
+/// una key nunca codifica el contenido de una orden.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IdempotencyKey(pub u64);
 
@@ -27,14 +29,14 @@ impl fmt::Display for IdempotencyKey {
     }
 }
 
-/// The id of one executed charge: the ledger row it wrote, numbered from 1 and
-/// printed as in lesson 2 (`ch_0001`).
+/// El id de un cargo ejecutado: la fila del ledger que escribió, numerada
+/// desde 1 e impresa como en la lección 2 (`ch_0001`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ChargeId(pub u64);
 
 impl ChargeId {
-    /// The id of the charge that becomes ledger row number `rows_before + 1`
-    /// (lesson 2: `f"ch_{len(self.ledger) + 1:04d}"`).
+    /// El id del cargo que pasa a ser la fila número `rows_before + 1` del
+    /// ledger (lección 2: `f"ch_{len(self.ledger) + 1:04d}"`).
     pub fn next_after(rows_before: usize) -> ChargeId {
         ChargeId(rows_before as u64 + 1)
     }

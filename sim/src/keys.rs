@@ -1,15 +1,15 @@
-//! Where idempotency keys come from (lesson 3: the client creates one key per
-//! operation).
+//! De dónde salen las idempotency keys (lección 3: el cliente crea una key por
+//! operación).
 
 use crate::ids::IdempotencyKey;
 use crate::stream::{Stream, StreamKind};
 
-/// A source of fresh idempotency keys, passed to the client by the kit.
+/// Una fuente de idempotency keys nuevas, que el kit le pasa al cliente.
 ///
-/// Every call returns a key never returned before by this source. The client
-/// calls it once per operation, before the first attempt.
+/// Cada llamada devuelve una key que esta fuente nunca devolvió antes. El
+/// cliente la llama una vez por operación, antes del primer intento.
 pub trait KeySource {
-    /// A fresh, unique key.
+    /// Una key nueva y única.
     fn new_key(&mut self) -> IdempotencyKey;
 }
 
@@ -19,8 +19,9 @@ impl<K: KeySource + ?Sized> KeySource for &mut K {
     }
 }
 
-/// Keys drawn from a seeded ChaCha8 stream: unique, unpredictable from an
-/// order's content, and the same for the same seed on every machine.
+/// Keys sacadas de un stream ChaCha8 con semilla: únicas, imposibles de
+/// predecir a partir del contenido de una orden, e iguales para la misma
+/// semilla en cualquier máquina.
 #[derive(Clone, Debug)]
 pub struct SeededKeys {
     stream: Stream,
@@ -28,7 +29,7 @@ pub struct SeededKeys {
 }
 
 impl SeededKeys {
-    /// A key source seeded with `seed`.
+    /// Una fuente de keys con semilla `seed`.
     pub fn new(seed: u64) -> SeededKeys {
         SeededKeys {
             stream: Stream::new(StreamKind::Chacha, seed),
@@ -38,11 +39,12 @@ impl SeededKeys {
 }
 
 impl KeySource for SeededKeys {
-    /// The high 32 bits are random and the low 32 bits count up, so keys are
-    /// unique for the first 2^32 calls and still look unrelated to any order.
-    /// Keys created one after another thus land in neighbouring buckets of a
-    /// store that hashes their low bits as they are (the reference server's
-    /// does, to fill a store of millions of keys without a cache miss each).
+    /// Los 32 bits altos son aleatorios y los 32 bajos cuentan hacia arriba,
+    /// así que las keys son únicas durante las primeras 2^32 llamadas y aun así
+    /// no parecen relacionadas con ninguna orden. Por eso las keys creadas una
+    /// tras otra caen en buckets vecinos de un store que hashea sus bits bajos
+    /// tal cual (el store del servidor de referencia lo hace, para llenar un
+    /// store de millones de keys sin un fallo de caché por cada una).
     fn new_key(&mut self) -> IdempotencyKey {
         self.last += 1;
         let high = u64::from(self.stream.next_u32()) << 32;

@@ -1,5 +1,6 @@
-//! The API that `exercises` and `solutions` both expose, so the grader can
-//! grade either one with the same code (static dispatch).
+//! La API que exponen tanto `exercises` como `solutions`, para que el grader
+//! pueda corregir cualquiera de los dos con el mismo código (despacho
+//! estático).
 
 use crate::keys::KeySource;
 use crate::ledger::LedgerEntry;
@@ -8,20 +9,20 @@ use crate::order::{ChargeOutcome, Order};
 use crate::payments::Payments;
 use crate::reconciliation::Reconciliation;
 
-/// One implementation of the three exercises.
+/// Una implementación de los tres ejercicios.
 pub trait Kit {
-    /// The crate's name, for messages (`"exercises"` or `"solutions"`).
+    /// El nombre del crate, para los mensajes (`"exercises"` o `"solutions"`).
     const CRATE: &'static str;
 
-    /// The payments server of exercise 1.
+    /// El servidor de payments del ejercicio 1.
     type Server: Payments;
 
-    /// A server with an empty ledger and store; `idempotent` chooses the world
-    /// with keys (`true`) or without (`false`).
+    /// Un servidor con el ledger y el store de idempotencia vacíos;
+    /// `idempotent` elige el mundo con keys (`true`) o sin ellas (`false`).
     fn new_server(idempotent: bool) -> Self::Server;
 
-    /// Exercise 2: charge one order through `network`, one key per
-    /// operation, at most `max_attempts` attempts.
+    /// Ejercicio 2: cobra una orden a través de `network`, con una
+    /// idempotency key por operación y como máximo `max_attempts` intentos.
     fn charge_order<P: Payments, K: KeySource>(
         server: &mut P,
         network: &mut Network,
@@ -30,6 +31,7 @@ pub trait Kit {
         max_attempts: u32,
     ) -> ChargeOutcome;
 
-    /// Exercise 3: reconcile the intended `orders` against `ledger`.
+    /// Ejercicio 3: reconcilia las órdenes de la intención (`orders`) contra
+    /// el `ledger`.
     fn reconcile(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation;
 }

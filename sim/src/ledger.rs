@@ -1,43 +1,44 @@
-//! What the payments server writes and answers (lesson 2, `PaymentsServer`).
+//! Lo que escribe y lo que responde el servidor de payments (lección 2,
+//! `PaymentsServer`).
 
 use crate::ids::{ChargeId, IdempotencyKey, OrderId};
 use crate::money::Money;
 
-/// The status of a charge. The lesson's server only ever captures.
+/// El estado de un cargo. El servidor de la lección solo captura.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ChargeStatus {
-    /// The money was taken (lesson 2: `"status": "captured"`).
+    /// El dinero se cobró (lección 2: `"status": "captured"`).
     Captured,
 }
 
-/// The answer of `payments.charge`: which charge, how much, its status.
-/// Lesson 2's `{"charge_id": ..., "amount": ..., "status": "captured"}`.
+/// La respuesta de `payments.charge`: qué cargo, cuánto y su estado. Es el
+/// `{"charge_id": ..., "amount": ..., "status": "captured"}` de la lección 2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ChargeResult {
-    /// The charge that executed (on a replay: the stored one).
+    /// El cargo que se ejecutó (en un replay: el guardado).
     pub charge_id: ChargeId,
-    /// The amount charged, in cents.
+    /// El monto cobrado, en centavos.
     pub amount: Money,
-    /// Always [`ChargeStatus::Captured`] in this world.
+    /// Siempre [`ChargeStatus::Captured`] en este mundo.
     pub status: ChargeStatus,
 }
 
-/// One row of the append-only ledger: a charge that really executed.
-/// Lesson 2's `(key, amount, charge_id)`, plus the order id so that charges
-/// can be reconciled per order.
+/// Una fila del ledger append-only: un cargo que se ejecutó de verdad. Es el
+/// `(key, amount, charge_id)` de la lección 2, más el id de la orden, para
+/// poder reconciliar los cargos orden por orden.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LedgerEntry {
-    /// The idempotency key the request carried.
+    /// La idempotency key que llevaba la request.
     pub key: IdempotencyKey,
-    /// The order the charge was for.
+    /// La orden a la que corresponde el cargo.
     pub order_id: OrderId,
-    /// The amount taken, in cents.
+    /// El monto cobrado, en centavos.
     pub amount: Money,
-    /// The id of this charge (`ch_0001` for the first row).
+    /// El id de este cargo (`ch_0001` para la primera fila).
     pub charge_id: ChargeId,
 }
 
-/// The idempotency store: idempotency key → stored result (lesson 2's
-/// `self.store`). A hash map with a fast, deterministic hasher; only looked
-/// up, never iterated into output.
+/// El store de idempotencia: idempotency key → resultado guardado (el
+/// `self.store` de la lección 2). Un hash map con un hasher rápido y
+/// determinista; solo se consulta, nunca se recorre para producir una salida.
 pub type IdempotencyStore = rustc_hash::FxHashMap<IdempotencyKey, ChargeResult>;

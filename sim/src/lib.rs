@@ -1,10 +1,12 @@
-//! The world of Module 4, lesson 2 (*El doble cargo del reintento, medido*):
-//! `orders` calling `payments.charge` across a network that loses responses.
+//! El mundo del Módulo 4, lección 2 (*El doble cargo del reintento, medido*):
+//! `orders` llamando a `payments.charge` a través de una red que pierde
+//! respuestas.
 //!
-//! Shared by the student's crate (`exercises`), the reference (`solutions`)
-//! and the grader; students never edit it. Money is integer cents
-//! ([`Money`]); every random draw comes from a seeded [`Stream`], so the same
-//! fixture gives the same figures on every machine.
+//! Lo comparten el crate del estudiante (`exercises`), la referencia
+//! (`solutions`) y el grader; los estudiantes nunca lo editan. El dinero va en
+//! centavos enteros ([`Money`]); cada sorteo aleatorio sale de un [`Stream`]
+//! con semilla, así que el mismo fixture da las mismas cifras en cualquier
+//! máquina.
 
 pub mod clients;
 pub mod fixture;

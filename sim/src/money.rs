@@ -1,42 +1,47 @@
-//! Money and percentages, in integers only.
+//! Dinero y porcentajes, solo con enteros.
 //!
-//! The lesson prints whole dollars (`$256,979`); the kit keeps every amount as
-//! integer cents so that no total ever depends on floating-point rounding.
+//! La lección imprime dólares enteros (`$256,979`); el kit guarda cada monto
+//! en centavos enteros, para que ningún total dependa nunca del redondeo en
+//! coma flotante.
 
 use std::fmt;
 use std::iter::Sum;
 use std::ops::{Add, AddAssign, Mul, Sub};
 
-/// An amount of money in integer **cents** (`Money(50_000)` is $500.00).
+/// Un monto de dinero en **centavos** enteros (`Money(50_000)` son $500.00).
 ///
-/// Signed so that differences (charged − intended) can be expressed, but every
-/// charge the kit creates is positive. Arithmetic panics on overflow in debug
-/// builds like any `i64`; at ±92 quadrillion dollars that never happens with
-/// the fixtures' limits.
+/// Tiene signo para poder expresar diferencias (cobrado − intención), pero
+/// todo cargo que crea el kit es positivo.
+///
+/// # Pánicos
+/// La aritmética entra en pánico por desbordamiento en las compilaciones de
+/// depuración (debug), como cualquier `i64`; el límite está en ±92 mil
+/// billones de dólares, así que con los límites de los fixtures nunca ocurre.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Money(i64);
 
 impl Money {
-    /// Zero cents.
+    /// Cero centavos.
     pub const ZERO: Money = Money(0);
 
-    /// An amount of `cents` cents.
+    /// Un monto de `cents` centavos.
     pub const fn from_cents(cents: i64) -> Money {
         Money(cents)
     }
 
-    /// An amount of whole `dollars` (`from_dollars(500)` is 50,000 cents).
+    /// Un monto de `dollars` dólares enteros (`from_dollars(500)` son 50,000
+    /// centavos).
     pub const fn from_dollars(dollars: i64) -> Money {
         Money(dollars * 100)
     }
 
-    /// The amount in cents.
+    /// El monto en centavos.
     pub const fn cents(self) -> i64 {
         self.0
     }
 
-    /// `self − other`, or zero when `other` is larger (what an order was
-    /// charged beyond its amount, never negative).
+    /// `self − other`, o cero cuando `other` es mayor (lo que se le cobró a una
+    /// orden por encima de su monto; nunca es negativo).
     pub fn saturating_excess(self, other: Money) -> Money {
         Money((self.0 - other.0).max(0))
     }
@@ -75,9 +80,10 @@ impl Sum for Money {
     }
 }
 
-/// Formats like the lesson: `$256,979` for whole dollars, `$1,234.56`
-/// otherwise, `-$5` for negatives. A width (`{:>10}`) pads the digits after
-/// the dollar sign, as the lesson's tables do (`$   256,979`).
+/// Se imprime como en la lección: `$256,979` para dólares enteros,
+/// `$1,234.56` si hay centavos, `-$5` para negativos. Un ancho (`{:>10}`)
+/// rellena los dígitos después del signo de dólar, como en las tablas de la
+/// lección (`$   256,979`).
 impl fmt::Display for Money {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let sign = if self.0 < 0 { "-" } else { "" };
@@ -93,7 +99,7 @@ impl fmt::Display for Money {
     }
 }
 
-/// `1234567` → `"1,234,567"`: the lesson's thousands separator.
+/// `1234567` → `"1,234,567"`: el separador de miles de la lección.
 pub fn group_thousands(n: u64) -> String {
     let raw = n.to_string();
     let mut out = String::with_capacity(raw.len() + raw.len() / 3);
@@ -106,12 +112,13 @@ pub fn group_thousands(n: u64) -> String {
     out
 }
 
-/// A share of one amount in another, kept exact as the fraction `part / whole`.
+/// La proporción de un monto dentro de otro, guardada exacta como la fracción
+/// `part / whole`.
 ///
-/// The reconciliation reports the overcharge as a percentage of the intended
-/// total (lesson 2: "$48,139 (18.7% de mas)"). Keeping the fraction exact
-/// means equality and display never depend on floating point. A `whole` of
-/// zero means "nothing to compare against" and reads as 0%.
+/// La reconciliación informa el sobrecobro como porcentaje del total de la
+/// intención (lección 2: "$48,139 (18.7% de mas)"). Guardar la fracción exacta
+/// hace que la igualdad y la impresión nunca dependan de la coma flotante. Un
+/// `whole` de cero significa "no hay con qué comparar" y se lee como 0%.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Percent {
     part: Money,
@@ -119,8 +126,8 @@ pub struct Percent {
 }
 
 impl Percent {
-    /// `part` as a percentage of `whole`; 0% when `whole` is zero (never a
-    /// division by zero).
+    /// `part` como porcentaje de `whole`; 0% cuando `whole` es cero (nunca
+    /// divide por cero).
     pub fn of(part: Money, whole: Money) -> Percent {
         if whole == Money::ZERO {
             Percent::default()
@@ -129,8 +136,8 @@ impl Percent {
         }
     }
 
-    /// The percentage in tenths of a percent, rounded half away from zero
-    /// (`187` for 48,139 / 256,979).
+    /// El porcentaje en décimas de punto porcentual, redondeado con las
+    /// mitades alejándose de cero (`187` para 48,139 / 256,979).
     pub fn tenths(self) -> i64 {
         if self.whole == Money::ZERO {
             return 0;
@@ -146,7 +153,8 @@ impl Percent {
         rounded as i64
     }
 
-    /// The fraction as `(part, whole)` cents, `(0, 1)` for a zero whole.
+    /// La fracción como `(part, whole)` en centavos; `(0, 1)` si `whole` es
+    /// cero.
     fn fraction(self) -> (i128, i128) {
         if self.whole == Money::ZERO {
             (0, 1)
@@ -158,7 +166,8 @@ impl Percent {
         }
     }
 
-    /// The percentage as a float, for charts only (never for money).
+    /// El porcentaje como número de coma flotante, solo para gráficos (nunca
+    /// para dinero).
     pub fn as_f64(self) -> f64 {
         if self.whole == Money::ZERO {
             0.0
@@ -168,8 +177,8 @@ impl Percent {
     }
 }
 
-/// Two percentages are equal when their fractions are (cross-multiplied);
-/// a zero `whole` counts as 0 / 1.
+/// Dos porcentajes son iguales cuando sus fracciones lo son (multiplicando en
+/// cruz); un `whole` de cero cuenta como 0 / 1.
 impl PartialEq for Percent {
     fn eq(&self, other: &Percent) -> bool {
         let (a, b) = (self.fraction(), other.fraction());
@@ -179,7 +188,7 @@ impl PartialEq for Percent {
 
 impl Eq for Percent {}
 
-/// One decimal, as the lesson prints it: `18.7%`.
+/// Con un decimal, como lo imprime la lección: `18.7%`.
 impl fmt::Display for Percent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let t = self.tenths();

@@ -1,6 +1,5 @@
-//! The network between `orders` and `payments`: it carries every attempt to
-//! the server and may lose the response on the way back (lesson 2,
-//! `client_charge`).
+//! La red entre `orders` y `payments`: lleva cada intento al servidor y puede
+//! perder la respuesta en el camino de vuelta (lección 2, `client_charge`).
 
 use crate::ids::{IdempotencyKey, OrderId};
 use crate::ledger::ChargeResult;
@@ -8,43 +7,45 @@ use crate::money::Money;
 use crate::payments::Payments;
 use crate::stream::{Stream, StreamKind};
 
-/// What happens to one response.
+/// Qué pasa con una respuesta.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Delivery {
-    /// The response reaches the client.
+    /// La respuesta llega al cliente.
     Delivered,
-    /// The server already executed the call, but the response never arrives.
+    /// El servidor ya ejecutó la llamada, pero la respuesta nunca llega.
     Lost,
 }
 
-/// Decides, attempt by attempt, whether the response is lost.
+/// Decide, intento por intento, si la respuesta se pierde.
 #[derive(Clone, Debug)]
 pub enum LossModel {
-    /// A fixed script, one entry per attempt in order (`lost, lost,
-    /// delivered`); once the script runs out every response is delivered.
+    /// Un guion fijo, una entrada por intento y en orden (`lost, lost,
+    /// delivered`); cuando el guion se acaba, todas las respuestas llegan.
     Scripted {
-        /// The deliveries, in attempt order.
+        /// Las entregas, en el orden de los intentos.
         script: Vec<Delivery>,
-        /// How many entries were used.
+        /// Cuántas entradas se usaron ya.
         next: usize,
     },
-    /// Every response whose seeded `random()` draw is below `p_response_lost`
-    /// is lost (lesson 2: `rng.random() >= p_response_lost` means delivered).
+    /// Se pierde toda respuesta cuyo sorteo `random()` (del stream con
+    /// semilla) quede por debajo de `p_response_lost` (lección 2:
+    /// `rng.random() >= p_response_lost` significa que la respuesta llegó).
     Random {
-        /// The draws, one per attempt.
+        /// Los sorteos, uno por intento.
         stream: Stream,
-        /// The loss probability, in [0, 1].
+        /// La probabilidad de pérdida, en [0, 1].
         p_response_lost: f64,
     },
 }
 
 impl LossModel {
-    /// A scripted model.
+    /// Un modelo con guion.
     pub fn scripted(script: Vec<Delivery>) -> LossModel {
         LossModel::Scripted { script, next: 0 }
     }
 
-    /// A random model drawing from a `kind` stream seeded with `seed`.
+    /// Un modelo aleatorio que sortea de un stream de tipo `kind` con semilla
+    /// `seed`.
     pub fn random(kind: StreamKind, seed: u64, p_response_lost: f64) -> LossModel {
         LossModel::Random {
             stream: Stream::new(kind, seed),
@@ -52,7 +53,7 @@ impl LossModel {
         }
     }
 
-    /// The fate of the next response (one draw per attempt).
+    /// El destino de la siguiente respuesta (un sorteo por intento).
     #[inline]
     pub fn next_delivery(&mut self) -> Delivery {
         match self {
@@ -75,11 +76,12 @@ impl LossModel {
     }
 }
 
-/// The network: it carries one attempt at a time and counts them.
+/// La red: lleva un intento a la vez y los cuenta.
 ///
-/// Order matters and is the lesson's: the server executes the charge first,
-/// and only then is the response's fate drawn. A lost response therefore
-/// always follows an executed (or replayed) charge.
+/// El orden importa y es el de la lección: primero el servidor ejecuta el
+/// cobro, y solo después se sortea el destino de la respuesta. Por eso una
+/// respuesta perdida siempre llega después de un cargo ya ejecutado (o de un
+/// replay).
 #[derive(Clone, Debug)]
 pub struct Network {
     losses: LossModel,
@@ -87,7 +89,7 @@ pub struct Network {
 }
 
 impl Network {
-    /// A network whose responses are lost according to `losses`.
+    /// Una red cuyas respuestas se pierden según `losses`.
     pub fn new(losses: LossModel) -> Network {
         Network {
             losses,
@@ -95,14 +97,15 @@ impl Network {
         }
     }
 
-    /// A network that never loses a response.
+    /// Una red que nunca pierde una respuesta.
     pub fn reliable() -> Network {
         Network::new(LossModel::scripted(Vec::new()))
     }
 
-    /// Carries one attempt: calls `server.charge(key, order_id, amount)`, then
-    /// draws the response's fate. `Some(result)` when the response arrives,
-    /// `None` when it is lost (the charge happened anyway).
+    /// Lleva un intento: llama a `server.charge(key, order_id, amount)` y
+    /// después sortea el destino de la respuesta. Devuelve `Some(result)`
+    /// cuando la respuesta llega y `None` cuando se pierde (el cobro ocurrió
+    /// igual).
     #[inline]
     pub fn send<P: Payments + ?Sized>(
         &mut self,
@@ -119,7 +122,7 @@ impl Network {
         }
     }
 
-    /// Every attempt carried so far ("intentos totales al server").
+    /// Todos los intentos llevados hasta ahora ("intentos totales al server").
     pub fn attempts(&self) -> u64 {
         self.attempts
     }

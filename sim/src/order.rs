@@ -1,25 +1,26 @@
-//! Orders and what a client reports about charging one.
+//! Las órdenes y lo que informa un cliente después de cobrar una.
 
 use crate::ids::OrderId;
 use crate::ledger::ChargeResult;
 use crate::money::Money;
 
-/// One order of `orders`: what the buyer intends to pay, exactly once.
+/// Una orden de `orders`: lo que el comprador tiene la intención de pagar,
+/// exactamente una vez.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Order {
-    /// The order's id.
+    /// El id de la orden.
     pub id: OrderId,
-    /// The intended amount, in cents (positive).
+    /// El monto de la intención, en centavos (positivo).
     pub amount: Money,
 }
 
-/// What a client reports after charging one order.
+/// Lo que informa un cliente después de cobrar una orden.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChargeOutcome {
-    /// How many times the client sent the charge (1 to `max_attempts`).
+    /// Cuántas veces envió el cliente el cobro (de 1 a `max_attempts`).
     pub attempts: u32,
-    /// The server's answer from the first delivered response, or `None` when
-    /// every response was lost and the client gave up (the charge is
-    /// unconfirmed: it may or may not have happened).
+    /// Lo que respondió el servidor en la primera respuesta que llegó, o
+    /// `None` cuando se perdieron todas las respuestas y el cliente se rindió
+    /// (el cobro queda sin confirmar: puede haber ocurrido o no).
     pub confirmed: Option<ChargeResult>,
 }

@@ -1,23 +1,25 @@
-//! The trait every payments server implements (lesson 2's `PaymentsServer`).
+//! El trait que implementa todo servidor de payments (el `PaymentsServer` de
+//! la lección 2).
 
 use crate::ids::{IdempotencyKey, OrderId};
 use crate::ledger::{ChargeResult, LedgerEntry};
 use crate::money::Money;
 
-/// `payments.charge` and the ledger behind it.
+/// `payments.charge` y el ledger que hay detrás.
 ///
-/// The student's server (`exercises`), the reference (`solutions`) and the
-/// grader's spies all implement it; the network and the clients only ever
-/// talk to a server through it.
+/// Lo implementan el servidor del estudiante (`exercises`), la referencia
+/// (`solutions`) y los espías del grader; la red y los clientes solo hablan
+/// con un servidor a través de este trait.
 pub trait Payments {
-    /// Charges `amount` cents for `order_id`, carrying `key`.
+    /// Cobra `amount` centavos a la orden `order_id`, con la idempotency key
+    /// `key`.
     ///
-    /// Without idempotency every call executes: one new ledger row, one new
-    /// charge id. With idempotency a key already seen returns the stored
-    /// result and leaves the ledger untouched (a replay).
+    /// Sin idempotencia, cada llamada se ejecuta: una fila nueva en el ledger,
+    /// un charge id nuevo. Con idempotencia, una key ya vista devuelve el
+    /// resultado guardado y deja el ledger intacto (un replay).
     fn charge(&mut self, key: IdempotencyKey, order_id: OrderId, amount: Money) -> ChargeResult;
 
-    /// The append-only ledger: every charge that executed, in order.
+    /// El ledger append-only: cada cargo que se ejecutó, en orden.
     fn ledger(&self) -> &[LedgerEntry];
 }
 

@@ -1,30 +1,33 @@
-//! The figures of a reconciliation (exercise 3's answer type).
+//! Las cifras de una reconciliación (el tipo que devuelve el ejercicio 3).
 
 use crate::money::{Money, Percent};
 
-/// Intended orders against the ledger, joined by order id (lesson 2, "Errores
-/// comunes": the metric that reveals the double charge is the charged total
-/// against the intention, and the orders with 2+ charges).
+/// Las órdenes de la intención contra el ledger, unidas por id de orden
+/// (lección 2, "Errores comunes": la métrica que revela el doble cargo es el
+/// total cobrado contra la intención, y las órdenes con 2+ cargos).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Reconciliation {
-    /// Sum of the orders' amounts ("Cobro correcto (intencion)").
+    /// Suma de los montos de las órdenes ("Cobro correcto (intencion)").
     pub intended: Money,
-    /// Sum of every ledger row's amount ("TOTAL COBRADO").
+    /// Suma de los montos de todas las filas del ledger ("TOTAL COBRADO").
     pub charged: Money,
-    /// Number of ledger rows ("cargos en el ledger").
+    /// Número de filas del ledger ("cargos en el ledger").
     pub charges: u64,
-    /// Orders with two or more ledger rows ("ordenes cobradas 2+ veces").
+    /// Órdenes con dos o más filas en el ledger ("ordenes cobradas 2+ veces").
     pub orders_charged_twice_or_more: u64,
-    /// Orders with no ledger row at all.
+    /// Órdenes sin ninguna fila en el ledger.
     pub orders_never_charged: u64,
-    /// Ledger rows whose order id is not among the intended orders.
+    /// Filas del ledger cuyo id de orden no está entre las órdenes de la
+    /// intención.
     pub unknown_order_rows: u64,
-    /// Sum over orders of what each was charged beyond its amount
-    /// ("SOBRECOBRO"). Rows of unknown orders are not counted here.
+    /// Suma, orden por orden, de lo que se le cobró a cada una por encima de
+    /// su monto ("SOBRECOBRO"). Las filas de órdenes desconocidas no cuentan
+    /// aquí.
     pub overcharge: Money,
-    /// Sum over orders of what each was charged below its amount.
+    /// Suma, orden por orden, de lo que se le cobró a cada una por debajo de
+    /// su monto.
     pub undercharge: Money,
-    /// `overcharge` as a percentage of `intended` (0% when nothing was
-    /// intended).
+    /// `overcharge` como porcentaje de `intended` (0% cuando la intención no
+    /// tenía nada que cobrar).
     pub overcharge_pct: Percent,
 }

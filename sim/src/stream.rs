@@ -1,30 +1,32 @@
-//! Seeded random streams, with CPython's `random` algorithms on top.
+//! Streams aleatorios con semilla, con los algoritmos de `random` de CPython
+//! encima.
 //!
-//! The lesson's fleet was drawn with CPython (`random.Random(42).randint(10,
-//! 500)` for the amounts, `random.Random(43).random()` for the losses); to
-//! reproduce it to the dollar the kit runs the same MT19937 generator with the
-//! same seeding and the same `random()` / `randint()` arithmetic. The kit's own
-//! variants may use ChaCha8 instead, through the very same arithmetic.
+//! La flota de la lección se sorteó con CPython (`random.Random(42).randint(10,
+//! 500)` para los montos, `random.Random(43).random()` para las pérdidas); para
+//! reproducirla al dólar, el kit corre el mismo generador MT19937, con la misma
+//! forma de sembrar la semilla y la misma aritmética de `random()` /
+//! `randint()`. Las variantes propias del kit pueden usar ChaCha8 en su lugar,
+//! con exactamente la misma aritmética.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_mt::Mt;
 use serde::Deserialize;
 
-/// Which generator a fixture draws from.
+/// De qué generador sortea un fixture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum StreamKind {
-    /// MT19937 seeded as CPython seeds `random.Random(seed)`: matches Python
-    /// draw for draw.
+    /// MT19937 con la semilla puesta como la pone CPython en
+    /// `random.Random(seed)`: coincide con Python sorteo a sorteo.
     #[default]
     Cpython,
-    /// ChaCha8 (`rand_chacha`), seeded with `seed_from_u64`.
+    /// ChaCha8 (`rand_chacha`), con la semilla puesta con `seed_from_u64`.
     Chacha,
 }
 
 impl StreamKind {
-    /// The name used in fixtures and messages.
+    /// El nombre que se usa en los fixtures y en los mensajes.
     pub fn name(self) -> &'static str {
         match self {
             StreamKind::Cpython => "cpython",
@@ -33,7 +35,8 @@ impl StreamKind {
     }
 }
 
-/// A seeded stream of draws with CPython's `random()` and `randint()`.
+/// Un stream de sorteos con semilla, con los `random()` y `randint()` de
+/// CPython.
 #[derive(Clone, Debug)]
 pub struct Stream {
     source: Source,
@@ -46,9 +49,11 @@ enum Source {
 }
 
 impl Stream {
-    /// A stream of `kind` seeded with `seed`. For [`StreamKind::Cpython`] the
-    /// seed becomes the `init_by_array` key of 32-bit words, least significant
-    /// first, exactly as `random.Random(seed)` does for a non-negative int.
+    /// Un stream de tipo `kind` con semilla `seed`. Con
+    /// [`StreamKind::Cpython`], la semilla se convierte en la clave de
+    /// `init_by_array`, en palabras de 32 bits con la menos significativa
+    /// primero, exactamente como hace `random.Random(seed)` con un entero no
+    /// negativo.
     pub fn new(kind: StreamKind, seed: u64) -> Stream {
         let source = match kind {
             StreamKind::Cpython => {
@@ -66,7 +71,7 @@ impl Stream {
         Stream { source }
     }
 
-    /// The next raw 32-bit output.
+    /// La siguiente salida cruda de 32 bits.
     #[inline]
     pub fn next_u32(&mut self) -> u32 {
         match &mut self.source {
@@ -75,8 +80,9 @@ impl Stream {
         }
     }
 
-    /// CPython's `random()`: a float in [0, 1) with 53 random bits, built
-    /// from two outputs as `((a >> 5) * 67108864 + (b >> 6)) / 2^53`.
+    /// El `random()` de CPython: un número de coma flotante en [0, 1) con 53
+    /// bits aleatorios, construido a partir de dos salidas como
+    /// `((a >> 5) * 67108864 + (b >> 6)) / 2^53`.
     #[inline]
     pub fn random(&mut self) -> f64 {
         let a = u64::from(self.next_u32() >> 5);
@@ -84,11 +90,13 @@ impl Stream {
         (a * 67_108_864 + b) as f64 * (1.0 / 9_007_199_254_740_992.0)
     }
 
-    /// CPython's `randbelow(n)` for `0 < n <= 2^32`: draws `bit_length(n)`
-    /// bits (`next_u32() >> (32 - k)`) until the value is below `n`.
+    /// El `randbelow(n)` de CPython para `0 < n <= 2^32`: sortea
+    /// `bit_length(n)` bits (`next_u32() >> (32 - k)`) hasta que el valor quede
+    /// por debajo de `n`.
     ///
-    /// # Panics
-    /// If `n` is 0 or above 2^32 (the fixtures' limits keep it far below).
+    /// # Pánicos
+    /// Si `n` es 0 o mayor que 2^32 (los límites de los fixtures lo mantienen
+    /// muy por debajo).
     pub fn randbelow(&mut self, n: u64) -> u64 {
         assert!(n > 0 && n <= 1 << 32, "randbelow({n}) is outside 1..=2^32");
         let k = 64 - (n).leading_zeros();
@@ -100,11 +108,11 @@ impl Stream {
         }
     }
 
-    /// CPython's `randint(lo, hi)`: `lo + randbelow(hi - lo + 1)`, both ends
-    /// included.
+    /// El `randint(lo, hi)` de CPython: `lo + randbelow(hi - lo + 1)`, con los
+    /// dos extremos incluidos.
     ///
-    /// # Panics
-    /// If `lo > hi` or the range is wider than 2^32.
+    /// # Pánicos
+    /// Si `lo > hi` o si el rango es más ancho que 2^32.
     pub fn randint(&mut self, lo: u64, hi: u64) -> u64 {
         assert!(lo <= hi, "randint({lo}, {hi}) has an empty range");
         lo + self.randbelow(hi - lo + 1)
