@@ -9,7 +9,8 @@
 //! explains whatever else happened.
 
 use std::ffi::OsString;
-use std::io::Read;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -27,7 +28,6 @@ use crate::verdict::Verdict;
 /// is the check id.
 pub const CHILD_ENV: &str = "KIT_GRADER_CHECK";
 /// The variable carrying the marker nonce of the verdict line.
-const NONCE_ENV: &str = "KIT_GRADER_NONCE";
 /// Address-space limit of a child: 2 GiB.
 pub const CHILD_MEMORY_BYTES: u64 = 2 << 30;
 /// At most this much of a child's stdout and stderr is kept.
@@ -102,21 +102,16 @@ impl Runner {
     /// child. `Ok` carries the child's JSON answer; `Err` says how the code
     /// failed (`todo!()`, panic, time limit, crash).
     pub fn run_job(&self, id: &str) -> Result<serde_json::Value, Verdict> {
-        let nonce = format!(
-            "{:x}{:x}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos())
-        );
+        let nonce = new_nonce();
         let mut child = match Command::new(&self.program)
             .args(&self.args)
             .env(CHILD_ENV, id)
             // Student code must never see the instructor's secret seed.
             .env_remove(crate::variants::SECRET_SEED_ENV)
-            .env(NONCE_ENV, &nonce)
             .env("RUST_BACKTRACE", "0")
-            .stdin(Stdio::null())
+            // Its own process group, so that whatever it spawns dies with it.
+            .process_group(0)
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -128,18 +123,23 @@ impl Runner {
                 });
             }
         };
+        // The nonce travels on stdin, read before any student code runs: it
+        // is in no environment variable or argument the student's code sees.
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = writeln!(stdin, "{nonce}");
+        }
         let out = reader(child.stdout.take());
         let err = reader(child.stderr.take());
         let status = match child.wait_timeout(self.timeout) {
             Ok(Some(status)) => Some(status),
-            Ok(None) | Err(_) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                None
-            }
+            Ok(None) | Err(_) => None,
         };
-        let stdout = out.join().unwrap_or_default();
-        let stderr = err.join().unwrap_or_default();
+        // Kill the whole group (the child if it timed out, and anything it
+        // left running, which could hold the pipes open), then reap.
+        kill_group(child.id());
+        let _ = child.wait();
+        let stdout = collect(out);
+        let stderr = collect(err);
         let Some(status) = status else {
             return Err(Verdict::TimedOut {
                 limit_ms: self.timeout.as_millis() as u64,
@@ -157,28 +157,82 @@ impl Runner {
     }
 }
 
+/// 128 random bits in hex (std's randomly keyed hasher, per process and call).
+fn new_nonce() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let word = |salt: u64| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(salt);
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        h.finish()
+    };
+    format!(
+        "{:016x}{:016x}",
+        word(u64::from(std::process::id())),
+        word(0x9e37_79b9)
+    )
+}
+
+/// Sends SIGKILL to process group `pgid` (the child's own).
+fn kill_group(pgid: u32) {
+    if let Ok(pgid) = i32::try_from(pgid) {
+        // SAFETY: killpg only sends a signal; a stale group id is harmless.
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+        }
+    }
+}
+
+/// A reader's text, or what it had when a process outside the group still
+/// holds the pipe open after a grace period.
+fn collect(reader: Reader) -> String {
+    let (rx, buffer) = reader;
+    match rx.recv_timeout(Duration::from_secs(2)) {
+        Ok(text) => text,
+        Err(_) => {
+            String::from_utf8_lossy(&buffer.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+        }
+    }
+}
+
 fn marker(nonce: &str) -> String {
     format!("@@veredicto-{nonce}@@ ")
 }
 
+/// A reader thread's result channel, and the head of what it read so far.
+type Reader = (
+    std::sync::mpsc::Receiver<String>,
+    std::sync::Arc<Mutex<Vec<u8>>>,
+);
+
 /// Reads a child's pipe to the end, keeping its first [`OUTPUT_CAP`] bytes
 /// and its last [`OUTPUT_TAIL`] ones: the verdict line (stdout) and the
 /// runtime's last words (stderr) come at the end, after whatever the
-/// student's code printed.
-fn reader<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
+/// student's code printed. The head is also shared as it is read.
+fn reader<R: Read + Send + 'static>(pipe: Option<R>) -> Reader {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let head = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let shared = std::sync::Arc::clone(&head);
     std::thread::spawn(move || {
         let Some(mut pipe) = pipe else {
-            return String::new();
+            let _ = tx.send(String::new());
+            return;
         };
-        let mut kept = Vec::new();
-        let _ = (&mut pipe).take(OUTPUT_CAP).read_to_end(&mut kept);
         let mut tail = Vec::new();
         let mut chunk = [0u8; 1 << 16];
         loop {
             match pipe.read(&mut chunk) {
                 Ok(0) => break,
                 Ok(n) => {
-                    tail.extend_from_slice(&chunk[..n]);
+                    let mut kept = shared.lock().unwrap_or_else(|e| e.into_inner());
+                    let room = (OUTPUT_CAP as usize).saturating_sub(kept.len()).min(n);
+                    kept.extend_from_slice(&chunk[..room]);
+                    drop(kept);
+                    tail.extend_from_slice(&chunk[room..n]);
                     if tail.len() > 2 * OUTPUT_TAIL {
                         tail.drain(..tail.len() - OUTPUT_TAIL);
                     }
@@ -187,13 +241,15 @@ fn reader<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<
                 Err(_) => break,
             }
         }
+        let mut kept = shared.lock().unwrap_or_else(|e| e.into_inner()).clone();
         if !tail.is_empty() {
             tail.drain(..tail.len().saturating_sub(OUTPUT_TAIL));
             kept.extend_from_slice(b"\n");
             kept.extend_from_slice(&tail);
         }
-        String::from_utf8_lossy(&kept).into_owned()
-    })
+        let _ = tx.send(String::from_utf8_lossy(&kept).into_owned());
+    });
+    (rx, head)
 }
 
 /// Spanish explanation of a child that died without a verdict.
@@ -243,9 +299,12 @@ pub fn child_check<K: Kit>(catalog: &Catalog, id: &str) {
 /// panic into a verdict, and prints the answer line the parent reads.
 pub fn child_respond<T: serde::Serialize>(job: impl FnOnce() -> T) {
     limit_memory();
+    // The parent's nonce for the answer line, read before any student code.
+    let mut nonce = String::new();
+    let _ = std::io::stdin().read_line(&mut nonce);
+    let nonce = nonce.trim().to_string();
     let answer: Result<serde_json::Value, Verdict> =
         catch(job).map(|t| serde_json::to_value(t).unwrap_or(serde_json::Value::Null));
-    let nonce = std::env::var(NONCE_ENV).unwrap_or_default();
     let json = serde_json::to_string(&answer).unwrap_or_default();
     println!("\n{}{json}", marker(&nonce));
 }
