@@ -18,6 +18,7 @@ use crate::report::Format;
     disable_help_flag = true,
     disable_version_flag = true,
     disable_help_subcommand = true,
+    allow_negative_numbers = true,
     subcommand_help_heading = "Comandos",
     next_help_heading = "Opciones",
     help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
@@ -127,11 +128,8 @@ fn parse_timeout(text: &str) -> Result<Duration, String> {
         .trim()
         .parse()
         .map_err(|_| format!("«{text}» no es un número de segundos (p. ej. 5 o 0.5)"))?;
-    if !(secs > 0.0 && secs <= 600.0) {
-        return Err(
-            "debe ser un número de segundos mayor que 0 y a lo sumo 600, p. ej. 5 o 0.5"
-                .to_string(),
-        );
+    if !(0.1..=600.0).contains(&secs) {
+        return Err("debe ser un número de segundos entre 0.1 y 600, p. ej. 5 o 0.5".to_string());
     }
     Ok(Duration::from_secs_f64(secs))
 }

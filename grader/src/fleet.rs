@@ -34,7 +34,7 @@ pub struct FleetArgs {
     /// Semilla S: los montos salen del stream con semilla S y las pérdidas
     /// del stream con semilla S + 1 (los 42 y 43 de la lección); las keys
     /// también usan S.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = crate::variants::parse_seed)]
     pub semilla: Option<u64>,
 
     /// Monto mínimo de una orden, en dólares enteros (la lección: 10).

@@ -164,11 +164,11 @@ fn usage_errors_are_spanish_one_liners_with_status_2() {
         ),
         (
             vec!["--timeout", "0"],
-            "grader: valor inválido para --timeout <SEGUNDOS>: «0» (debe ser un número de segundos mayor que 0 y a lo sumo 600, p. ej. 5 o 0.5)",
+            "grader: valor inválido para --timeout <SEGUNDOS>: «0» (debe ser un número de segundos entre 0.1 y 600, p. ej. 5 o 0.5)",
         ),
         (
             vec!["--timeout", "601"],
-            "grader: valor inválido para --timeout <SEGUNDOS>: «601» (debe ser un número de segundos mayor que 0 y a lo sumo 600",
+            "grader: valor inválido para --timeout <SEGUNDOS>: «601» (debe ser un número de segundos entre 0.1 y 600",
         ),
         (
             vec!["--timeout", "nan"],

@@ -27,8 +27,10 @@ pub const MAX_ORDERS: u64 = 20_000_000;
 pub const MAX_LISTED: usize = 100_000;
 /// El mayor `max_attempts` que se acepta.
 pub const MAX_ATTEMPTS: u32 = 100;
-/// El mayor monto que puede tener una orden, en dólares enteros.
-pub const MAX_AMOUNT_DOLLARS: i64 = 1_000_000_000;
+/// El mayor monto que puede tener una orden, en dólares enteros: con
+/// [`MAX_ORDERS`] órdenes y [`MAX_ATTEMPTS`] intentos, el total cobrado
+/// (2 × 10^17 centavos) sigue cabiendo en el `i64` de [`Money`].
+pub const MAX_AMOUNT_DOLLARS: i64 = 1_000_000;
 
 /// Un fixture mal formado: qué archivo, dónde y qué se permite. Se muestra
 /// como una sola línea en español.

@@ -24,6 +24,7 @@ const JOB: &str = "barrido:";
 #[derive(Args, Debug, Clone)]
 #[command(
     help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
+    allow_negative_numbers = true,
     override_usage = "cargo run -p grader -- barrido [FIXTURE] [OPCIONES]",
     next_help_heading = "Opciones",
     next_display_order = 1000
@@ -82,7 +83,7 @@ pub fn run<K: Kit>(cli: &Cli, args: &BarridoArgs) -> ExitCode {
     };
     if let Some(path) = &args.svg {
         let written = chart::svg(&scenario, K::CRATE, &points)
-            .and_then(|svg| std::fs::write(path, svg).map_err(|e| e.to_string()));
+            .and_then(|svg| std::fs::write(path, svg).map_err(|e| crate::output::io_error(&e)));
         match written {
             Ok(()) => eprintln!("grader: gráfico escrito en {}", paths::display(path)),
             Err(e) => {

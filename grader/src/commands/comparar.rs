@@ -24,6 +24,7 @@ const JOB: &str = "comparar:";
 #[derive(Args, Debug, Clone, Default)]
 #[command(
     help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
+    allow_negative_numbers = true,
     override_usage = "cargo run -p grader -- comparar [FIXTURE] [OPCIONES]",
     next_help_heading = "Opciones",
     next_display_order = 1000

@@ -62,8 +62,9 @@ pub fn run<K: Kit>(cli: &Cli) -> ExitCode {
         Some(path) => {
             if let Err(e) = std::fs::write(path, output::strip_colours(&text)) {
                 return usage_failure(&format!(
-                    "--output {}: no se pudo escribir el informe: {e}",
-                    path.display()
+                    "--output {}: no se pudo escribir el informe: {}",
+                    path.display(),
+                    output::io_error(&e)
                 ));
             }
         }
@@ -103,11 +104,12 @@ pub fn child_args(args: impl IntoIterator<Item = OsString>, plan: &Plan) -> Vec<
     out
 }
 
-/// The exercises of `--ejercicio` (all when none).
+/// The exercises of `--ejercicio` (all when none), each once, in the order
+/// students work through them.
 pub fn exercises(cli: &Cli) -> Vec<Exercise> {
-    cli.exercises
-        .iter()
-        .filter_map(|e| Exercise::from_id(e))
+    Exercise::ALL
+        .into_iter()
+        .filter(|e| cli.exercises.iter().any(|name| name == e.id()))
         .collect()
 }
 

@@ -28,7 +28,22 @@ pub fn fixture_failure(mut e: FixtureError) -> ExitCode {
 pub fn load_scenarios(cli: &Cli) -> Result<Vec<Scenario>, FixtureError> {
     let mut all = Scenario::load_dir(&paths::fixtures_dir())?;
     for dir in &cli.fixtures {
-        all.extend(Scenario::load_dir(dir)?);
+        for scenario in Scenario::load_dir(dir)? {
+            // Check ids carry the scenario's name: two with one name would
+            // grade only the first.
+            if all.iter().any(|s| s.name == scenario.name) {
+                return Err(FixtureError {
+                    file: dir.join(format!("{}.toml", scenario.name)),
+                    position: None,
+                    field: None,
+                    message: format!(
+                        "ya hay un escenario llamado «{}» (en fixtures/ o en otra carpeta de --fixtures); renombra el archivo",
+                        scenario.name
+                    ),
+                });
+            }
+            all.push(scenario);
+        }
     }
     Ok(all)
 }
