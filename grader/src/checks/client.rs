@@ -109,23 +109,79 @@ pub fn run<K: Kit>(id: &str) -> Verdict {
     }
 }
 
+/// One operation, its attempts' responses and `max_attempts`: the client
+/// must create one key and send it on every attempt.
 fn same_key<K: Kit>() -> Verdict {
-    let r = run_client::<K>(vec![LOST, LOST, DELIVERED], 4);
-    let expected = "respuestas perdida, perdida, entregada → los 3 intentos con la misma key, la única creada con keys.new_key()";
-    let keys: Vec<_> = r.server.calls.iter().map(|c| c.key).collect();
-    let ok =
-        keys.len() >= 3 && r.keys.issued.len() == 1 && keys.iter().all(|k| *k == r.keys.issued[0]);
-    if ok {
-        return Verdict::Passed;
+    let scripts: [(Vec<Delivery>, u32, &str); 2] = [
+        (
+            vec![LOST, LOST, DELIVERED],
+            4,
+            "respuestas perdida, perdida, entregada (max_attempts=4) → los 3 intentos con la misma key, la única creada con keys.new_key()",
+        ),
+        (
+            vec![LOST, LOST, LOST, LOST, LOST, DELIVERED],
+            8,
+            "5 respuestas perdidas y la 6.ª entregada (max_attempts=8) → los 6 intentos con la misma key, la única creada con keys.new_key()",
+        ),
+    ];
+    for (script, max, expected) in scripts {
+        let attempts = script.len();
+        let r = run_client::<K>(script, max);
+        let keys: Vec<_> = r.server.calls.iter().map(|c| c.key).collect();
+        let ok = keys.len() >= attempts
+            && r.keys.issued.len() == 1
+            && keys.iter().all(|k| *k == r.keys.issued[0]);
+        if !ok {
+            return Verdict::failed(
+                expected,
+                describe(&r),
+                key_hint(&keys, &r.keys.issued, attempts),
+            );
+        }
     }
-    let hint = if keys.len() < 3 {
-        "la respuesta se perdió y el cliente no reintentó: con una respuesta perdida no sabes si el cobro ocurrió, así que reintenta (hasta max_attempts) con la misma key."
-    } else if r.keys.issued.len() > 1 || keys.windows(2).any(|w| w[0] != w[1]) {
-        "cada reintento llevó una key nueva: el servidor ve operaciones distintas y cobra cada una ($1500 en vez de $500, lección 3). Crea la key una vez, antes del primer intento, y reenvíala idéntica."
-    } else {
-        "la key enviada no salió de keys.new_key(): una key fija, o derivada del contenido de la orden (order_id, amount), se repite entre operaciones distintas. Pide una key nueva con keys.new_key() al empezar cada operación."
-    };
-    Verdict::failed(expected, describe(&r), hint)
+    Verdict::Passed
+}
+
+/// Names the key mistake from the keys the attempts carried and the keys
+/// the client created.
+fn key_hint(keys: &[sim::IdempotencyKey], issued: &[sim::IdempotencyKey], needed: usize) -> String {
+    let all_distinct = keys.iter().enumerate().all(|(i, k)| !keys[..i].contains(k));
+    let from_source = keys.iter().all(|k| issued.contains(k));
+    if keys.len() < needed {
+        return format!(
+            "el cliente hizo {} intento(s) y la respuesta llegaba en el intento {needed}: con una respuesta perdida no sabes si el cobro ocurrió, así que reintenta (hasta max_attempts) con la misma key.",
+            keys.len()
+        );
+    }
+    if !from_source {
+        return "la key enviada no salió de keys.new_key(): una key fija, o derivada del contenido de la orden (order_id, amount), se repite entre operaciones distintas. Pide una key nueva con keys.new_key() al empezar cada operación.".to_string();
+    }
+    if all_distinct {
+        let charged = 500 * keys.len();
+        return format!(
+            "cada reintento llevó una key nueva: el servidor ve operaciones distintas y cobra cada una (${charged} en vez de $500, lección 3). Crea la key una vez, antes del primer intento, y reenvíala idéntica."
+        );
+    }
+    if keys.iter().all(|k| *k == keys[0]) {
+        return format!(
+            "todos los intentos llevaron la misma key (bien), pero el cliente creó {} keys con keys.new_key() y usó solo una: llama a keys.new_key() exactamente una vez por operación, antes del primer intento (cada key creada es una operación para el servidor; las que sobran no deben existir).",
+            issued.len()
+        );
+    }
+    let changes_at = (1..keys.len())
+        .find(|&i| keys[i] != keys[i - 1])
+        .unwrap_or(1);
+    let rest_same = keys[changes_at..].iter().all(|k| *k == keys[changes_at]);
+    if changes_at == 1 && rest_same {
+        return format!(
+            "el primer intento llevó una key y los {} reintentos otra: la key se creó después del primer intento. El servidor ve dos operaciones y cobra dos veces ($1000 en vez de $500). Crea la key con keys.new_key() antes del primer intento y envía esa misma en todos.",
+            keys.len() - 1
+        );
+    }
+    format!(
+        "los intentos 1 a {changes_at} llevaron la misma key, y el intento {} llevó otra: el servidor ve una operación nueva y la cobra otra vez. La key se crea una sola vez por operación, antes del primer intento, y se reenvía idéntica en todos los reintentos, sean cuantos sean.",
+        changes_at + 1
+    )
 }
 
 fn stops_at_first_response<K: Kit>() -> Verdict {
@@ -149,38 +205,56 @@ fn stops_at_first_response<K: Kit>() -> Verdict {
     Verdict::Passed
 }
 
+/// The limits `gives_up` tries, in order: the lesson's 4, the edges 1 and
+/// 2, and limits past any small fixed cap.
+const GIVE_UP_LIMITS: [u32; 5] = [4, 1, 2, 10, 25];
+
 fn gives_up<K: Kit>() -> Verdict {
     // 1000 lost responses: a client that never gives up stops only after them.
-    for max in [4u32, 1, 2] {
-        let r = run_client::<K>(vec![LOST; 1000], max);
+    let runs: Vec<(u32, Run)> = GIVE_UP_LIMITS
+        .iter()
+        .map(|&max| (max, run_client::<K>(vec![LOST; 1000], max)))
+        .collect();
+    for (max, r) in &runs {
+        let max = *max;
         let ok = r.server.calls.len() == max as usize
             && r.outcome.attempts == max
             && r.outcome.confirmed.is_none();
-        if !ok {
-            let calls = r.server.calls.len();
-            let hint = if calls > max as usize + 1 {
-                format!(
-                    "hizo {calls} intentos con max_attempts={max}: nunca se rindió, siguió reintentando mientras las respuestas se perdían (solo paró cuando la red dejó de perderlas). Cuenta los intentos y, con max_attempts perdidos, ríndete: el cobro queda sin confirmar."
-                )
-            } else if calls > max as usize {
-                format!(
-                    "hizo {calls} intentos con max_attempts={max}: un intento de más. Son hasta max_attempts intentos en total, contando el primero (como el `while attempts < max_attempts` de la lección 2)."
-                )
-            } else if calls < max as usize {
-                format!(
-                    "hizo {calls} intentos con max_attempts={max}: se rindió antes de tiempo. Son hasta max_attempts intentos en total, contando el primero."
-                )
-            } else {
-                "al agotar los intentos, informa attempts == max_attempts y confirmed: None (el cobro queda sin confirmar, sin pánico).".to_string()
-            };
-            return Verdict::failed(
-                format!(
-                    "todas las respuestas se pierden, max_attempts={max} → {max} intento(s), attempts={max}, sin confirmar"
-                ),
-                describe(&r),
-                hint,
-            );
+        if ok {
+            continue;
         }
+        let calls = r.server.calls.len();
+        // Another, larger limit that stopped at the same count: a fixed cap.
+        let capped = runs
+            .iter()
+            .find(|(m, other)| *m > max && other.server.calls.len() == calls)
+            .map(|(m, _)| *m);
+        let hint = if calls > max as usize + 1 {
+            format!(
+                "hizo {calls} intentos con max_attempts={max}: nunca se rindió, siguió reintentando mientras las respuestas se perdían (solo paró cuando la red dejó de perderlas). Cuenta los intentos y, con max_attempts perdidos, ríndete: el cobro queda sin confirmar."
+            )
+        } else if calls > max as usize {
+            format!(
+                "hizo {calls} intentos con max_attempts={max}: un intento de más. Son hasta max_attempts intentos en total, contando el primero (como el `while attempts < max_attempts` de la lección 2)."
+            )
+        } else if let (true, Some(larger)) = (calls < max as usize, capped) {
+            format!(
+                "hizo {calls} intentos con max_attempts={max}, y también {calls} con max_attempts={larger}: se rindió antes de tiempo, en un tope fijo de {calls} intentos que no es max_attempts. El límite es el max_attempts que recibes, sea cual sea, contando el primero."
+            )
+        } else if calls < max as usize {
+            format!(
+                "hizo {calls} intentos con max_attempts={max}: se rindió antes de tiempo. Son hasta max_attempts intentos en total, contando el primero."
+            )
+        } else {
+            "al agotar los intentos, informa attempts == max_attempts y confirmed: None (el cobro queda sin confirmar, sin pánico).".to_string()
+        };
+        return Verdict::failed(
+            format!(
+                "todas las respuestas se pierden, max_attempts={max} → {max} intento(s), attempts={max}, sin confirmar"
+            ),
+            describe(r),
+            hint,
+        );
     }
     Verdict::Passed
 }

@@ -1,5 +1,7 @@
 //! Exercise 3's checks: reconciliation of hand-made ledgers.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use sim::{
     ChargeId, IdempotencyKey, Kit, LedgerEntry, Money, Order, OrderId, Percent, Reconciliation,
 };
@@ -115,7 +117,45 @@ pub fn explain(
     if got.intended == LESSONS_INTENDED && want.intended != LESSONS_INTENDED {
         return "esas son las cifras de la flota de la lección ($256,979 de intención, $48,139 de sobrecobro, 146 órdenes), pero este escenario es otro: calcula desde las órdenes y el ledger que recibes, no copies la tabla de la lección.".to_string();
     }
-    let mut hints: Vec<&str> = Vec::new();
+    join_hints(hints(ledger, want, got), default)
+}
+
+/// Like [`explain`], for a case whose `orders` are known too: also names the
+/// mistakes that only the orders reveal (rows of unknown orders, partial
+/// charges).
+fn explain_case(
+    orders: &[Order],
+    ledger: &[LedgerEntry],
+    want: &Reconciliation,
+    got: &Reconciliation,
+    default: &str,
+) -> String {
+    let mut all = hints(ledger, want, got);
+    all.extend(order_hints(orders, ledger, want, got));
+    join_hints(all, default)
+}
+
+fn join_hints(hints: Vec<String>, default: &str) -> String {
+    if hints.is_empty() {
+        default.to_string()
+    } else {
+        hints.join(" Además, ")
+    }
+}
+
+/// The money fields of a reconciliation, by name.
+fn money_fields(r: &Reconciliation) -> [(&'static str, Money); 4] {
+    [
+        ("intended", r.intended),
+        ("charged", r.charged),
+        ("overcharge", r.overcharge),
+        ("undercharge", r.undercharge),
+    ]
+}
+
+/// The hints that `ledger`, `want` and `got` alone reveal.
+fn hints(ledger: &[LedgerEntry], want: &Reconciliation, got: &Reconciliation) -> Vec<String> {
+    let mut hints: Vec<String> = Vec::new();
     let over_charged = |r: &Reconciliation| Percent::of(r.overcharge, r.charged);
     if got.overcharge_pct != want.overcharge_pct
         && got.overcharge != Money::ZERO
@@ -123,16 +163,18 @@ pub fn explain(
         && got.overcharge_pct != Percent::of(got.overcharge, got.intended)
     {
         hints.push(
-            "el porcentaje es sobre la intención, no sobre el total cobrado: $48,139 de $256,979 es el 18.7% de más de la lección (Percent::of(overcharge, intended)).",
+            "el porcentaje es sobre la intención, no sobre el total cobrado: $48,139 de $256,979 es el 18.7% de más de la lección (Percent::of(overcharge, intended)).".to_string(),
         );
     }
-    let net = |r: &Reconciliation| r.charged.saturating_excess(r.intended);
-    if got.overcharge != want.overcharge
-        && got.overcharge == net(got)
-        && want.overcharge != net(want)
-    {
+    let net_over = |r: &Reconciliation| r.charged.saturating_excess(r.intended);
+    let net_under = |r: &Reconciliation| r.intended.saturating_excess(r.charged);
+    // Both figures are the net, and the net is wrong for at least one.
+    let netted = (got.overcharge, got.undercharge) != (want.overcharge, want.undercharge)
+        && (got.overcharge, got.undercharge) == (net_over(got), net_under(got))
+        && (want.overcharge, want.undercharge) != (net_over(want), net_under(want));
+    if netted {
         hints.push(
-            "el sobrecobro salió de charged − intended, y ese neto esconde lo que pasa orden por orden: un cobro faltante en una orden compensa un doble cargo en otra, y una fila de una orden desconocida cuenta como sobrecobro. Suma el sobrecobro orden por orden y el cobro faltante aparte.",
+            "el sobrecobro salió de charged − intended, y ese neto esconde lo que pasa orden por orden: un cobro faltante en una orden compensa un doble cargo en otra, y una fila de una orden desconocida cuenta como sobrecobro. Suma el sobrecobro orden por orden y el cobro faltante aparte.".to_string(),
         );
     }
     let per_key = twice_or_more_per_key(ledger);
@@ -140,14 +182,91 @@ pub fn explain(
         && got.orders_charged_twice_or_more == per_key
     {
         hints.push(
-            "las órdenes cobradas 2+ veces se contaron por key, no por order id: una orden cobrada con keys distintas (el error de la lección 3) también es un doble cargo, y una key repetida en dos órdenes no lo es.",
+            "las órdenes cobradas 2+ veces se contaron por key, no por order id: una orden cobrada con keys distintas (el error de la lección 3) también es un doble cargo, y una key repetida en dos órdenes no lo es.".to_string(),
         );
     }
-    if hints.is_empty() {
-        default.to_string()
-    } else {
-        hints.join(" Además, ")
+    let fields = money_fields(want).into_iter().zip(money_fields(got));
+    let pairs: Vec<(&str, Money, Money)> = fields.map(|((n, w), (_, g))| (n, w, g)).collect();
+    // A sum that wrapped around in 32 bits is off by a multiple of 2^32.
+    let wrapped = |w: Money, g: Money| w != g && (w.cents() - g.cents()).rem_euclid(1 << 32) == 0;
+    if let Some((name, w, g)) = pairs.iter().find(|(_, w, g)| wrapped(*w, *g)) {
+        hints.push(format!(
+            "{name} dio {g} en vez de {w}: la diferencia es un múltiplo exacto de 2^32 centavos, la huella de una suma que desbordó un entero de 32 bits (i32::MAX centavos son $21,474,836.47). Suma en Money, que guarda i64 de centavos; nunca en i32 ni u32."
+        ));
+    } else if let Some((name, w, g)) = pairs
+        .iter()
+        .find(|(_, w, g)| w != g && w.cents() % 100 != 0 && g.cents() % 100 == 0)
+    {
+        hints.push(format!(
+            "{name} dio {g} en vez de {w}: se perdieron los centavos. Los montos son centavos enteros (Money): súmalos tal cual, sin pasarlos a dólares enteros ni a f64."
+        ));
     }
+    hints
+}
+
+/// The hints that need the orders: what was never charged, rows of unknown
+/// orders, charges of part of an order's amount.
+fn order_hints(
+    orders: &[Order],
+    ledger: &[LedgerEntry],
+    want: &Reconciliation,
+    got: &Reconciliation,
+) -> Vec<String> {
+    let mut per_order: BTreeMap<OrderId, (Money, Money, u64)> = BTreeMap::new();
+    for o in orders {
+        per_order.entry(o.id).or_default().0 += o.amount;
+    }
+    let mut unknown: BTreeMap<OrderId, u64> = BTreeMap::new();
+    for row in ledger {
+        match per_order.get_mut(&row.order_id) {
+            Some(t) => {
+                t.1 += row.amount;
+                t.2 += 1;
+            }
+            None => *unknown.entry(row.order_id).or_default() += 1,
+        }
+    }
+    let mut hints = Vec::new();
+    let ledger_ids: BTreeSet<OrderId> = ledger.iter().map(|r| r.order_id).collect();
+    let by_distinct_ids = (per_order.len() as u64).saturating_sub(ledger_ids.len() as u64);
+    if got.orders_never_charged != want.orders_never_charged
+        && got.orders_never_charged == by_distinct_ids
+    {
+        hints.push(
+            "orders_never_charged salió de restar los order ids distintos del ledger al número de órdenes, y así una orden desconocida tapa a una orden que nunca se cobró. Una orden nunca cobrada es una orden de la intención sin ninguna fila con su order id: búscala orden por orden.".to_string(),
+        );
+    }
+    let unknown_twice = unknown.values().filter(|&&n| n >= 2).count() as u64;
+    if unknown_twice > 0
+        && got.orders_charged_twice_or_more == want.orders_charged_twice_or_more + unknown_twice
+    {
+        hints.push(
+            "orders_charged_twice_or_more contó también órdenes desconocidas con 2+ filas: solo una orden de la intención puede estar cobrada de más; las filas de una orden que no existe van a unknown_order_rows, no a los dobles cargos.".to_string(),
+        );
+    }
+    if got.unknown_order_rows != want.unknown_order_rows
+        && got.unknown_order_rows == unknown.len() as u64
+    {
+        hints.push(
+            "unknown_order_rows cuenta filas, no órdenes: dos filas de la misma orden desconocida son 2 (cada una es un cobro que nadie pidió y que hay que investigar).".to_string(),
+        );
+    }
+    let over_by_rows: Money = per_order
+        .values()
+        .map(|&(amount, _, rows)| amount * rows.saturating_sub(1))
+        .sum();
+    if got.overcharge != want.overcharge && got.overcharge == over_by_rows {
+        hints.push(
+            "el sobrecobro de una orden es lo cobrado por encima de su monto (la suma de sus filas menos su monto), no su monto por cada fila de más: una orden de $300 cobrada $300 + $100 tiene $100 de sobrecobro, no $300.".to_string(),
+        );
+    }
+    let never_charged: Money = per_order.values().filter(|t| t.2 == 0).map(|t| t.0).sum();
+    if got.undercharge != want.undercharge && got.undercharge == never_charged {
+        hints.push(
+            "el cobro faltante de una orden es lo que le faltó por cobrar (su monto menos lo cobrado), también cuando se le cobró una parte: una orden de $500 cobrada $200 tiene $300 de cobro faltante aunque tenga su fila en el ledger.".to_string(),
+        );
+    }
+    hints
 }
 
 /// How many keys have two or more ledger rows (the per-key miscount).
@@ -165,6 +284,7 @@ fn twice_or_more_per_key(ledger: &[LedgerEntry]) -> u64 {
 }
 
 /// Runs `K::reconcile` on one case and compares every field with `want`.
+/// A panic (other than `todo!()`) is a wrong answer of this case.
 fn compare<K: Kit>(
     case: &str,
     orders: &[Order],
@@ -172,12 +292,31 @@ fn compare<K: Kit>(
     want: Reconciliation,
     hint: &str,
 ) -> Verdict {
-    verdict_of(case, ledger, want, K::reconcile(orders, ledger), hint)
+    match contain_panic(|| K::reconcile(orders, ledger)) {
+        Ok(got) => verdict_of(case, orders, ledger, want, got, hint),
+        Err(message) => Verdict::failed(
+            format!("{case}: {}", describe_zero_or(&want)),
+            format!("pánico: {message}"),
+            panic_hint(&message, hint),
+        ),
+    }
+}
+
+/// What a panic with `message` says about the code, or `hint`.
+fn panic_hint(message: &str, hint: &str) -> String {
+    if message.contains("overflow") {
+        format!(
+            "la suma desbordó ({message}): los totales de este caso pasan de i32::MAX centavos ($21,474,836.47). Suma en Money, que guarda i64 de centavos; nunca en i32 ni u32."
+        )
+    } else {
+        hint.to_string()
+    }
 }
 
 /// Compares `got` with `want` field by field, naming the mistake.
 fn verdict_of(
     case: &str,
+    orders: &[Order],
     ledger: &[LedgerEntry],
     want: Reconciliation,
     got: Reconciliation,
@@ -190,7 +329,7 @@ fn verdict_of(
     Verdict::failed(
         format!("{case}: {w}"),
         g,
-        explain(ledger, &want, &got, hint),
+        explain_case(orders, ledger, &want, &got, hint),
     )
 }
 
@@ -256,14 +395,7 @@ fn empty<K: Kit>() -> Verdict {
         ),
     ];
     for (case, orders, want) in cases {
-        let v = match contain_panic(|| K::reconcile(orders, &[])) {
-            Ok(got) => verdict_of(case, &[], want, got, hint),
-            Err(message) => Verdict::failed(
-                format!("{case}: {}", describe_zero_or(&want)),
-                format!("pánico: {message}"),
-                hint,
-            ),
-        };
+        let v = compare::<K>(case, orders, &[], want, hint);
         if !v.passed() {
             return v;
         }
@@ -272,6 +404,7 @@ fn empty<K: Kit>() -> Verdict {
 }
 
 fn per_order<K: Kit>() -> Verdict {
+    let hint = "une el ledger con las órdenes por order id: una orden cobrada dos veces con keys distintas (el error de la lección 3) también es un doble cargo, y una key repetida en dos órdenes no lo es.";
     // Orders 1 and 4 charged twice, each under two keys (lesson 3's key per
     // attempt); orders 2 and 3 charged once each, under one shared key. Per
     // key that would be one key charged twice instead of two orders.
@@ -293,12 +426,62 @@ fn per_order<K: Kit>() -> Verdict {
         overcharge_pct: Percent::of(Money::from_dollars(600), Money::from_dollars(1100)),
         ..Reconciliation::default()
     };
-    compare::<K>(
+    let v = compare::<K>(
         "órdenes 1 y 4 cobradas dos veces con keys distintas, órdenes 2 y 3 con una key compartida",
         &orders,
         &ledger,
         want,
-        "une el ledger con las órdenes por order id: una orden cobrada dos veces con keys distintas (el error de la lección 3) también es un doble cargo, y una key repetida en dos órdenes no lo es.",
+        hint,
+    );
+    if !v.passed() {
+        return v;
+    }
+    // The same idea at scale and to the cent: an order of $123.45 and two of
+    // $20,000,000, the first of those charged twice under two keys. Every
+    // amount fits in an i32 of cents; the totals do not (charged does not
+    // fit in a u32 either).
+    let cents = Money::from_cents(12_345);
+    let big = Money::from_dollars(20_000_000);
+    let orders = [
+        Order {
+            id: OrderId(1),
+            amount: cents,
+        },
+        Order {
+            id: OrderId(2),
+            amount: big,
+        },
+        Order {
+            id: OrderId(3),
+            amount: big,
+        },
+    ];
+    let ledger: Vec<LedgerEntry> = [(11, 1, cents), (21, 2, big), (22, 2, big), (31, 3, big)]
+        .iter()
+        .enumerate()
+        .map(|(i, &(key, id, amount))| LedgerEntry {
+            key: IdempotencyKey(key),
+            order_id: OrderId(id),
+            amount,
+            charge_id: ChargeId(i as u64 + 1),
+        })
+        .collect();
+    let intended = cents + big + big;
+    let want = Reconciliation {
+        intended,
+        charged: intended + big,
+        charges: 4,
+        orders_charged_twice_or_more: 1,
+        overcharge: big,
+        overcharge_pct: Percent::of(big, intended),
+        ..Reconciliation::default()
+    };
+    compare::<K>(
+        "órdenes de $123.45, $20,000,000 y $20,000,000, la segunda cobrada dos veces con keys distintas (totales de más de i32::MAX centavos)",
+        &orders,
+        &ledger,
+        want,
+        hint,
     )
 }
 
@@ -318,12 +501,44 @@ fn no_netting<K: Kit>() -> Verdict {
         overcharge_pct: Percent::of(Money::from_dollars(500), Money::from_dollars(1000)),
         ..Reconciliation::default()
     };
-    compare::<K>(
+    let v = compare::<K>(
         "orden 1 ($500) cobrada dos veces, orden 2 ($500) nunca",
         &orders,
         &ledger,
         want,
         "suma el sobrecobro orden por orden (lo cobrado de más a cada una) y el cobro faltante aparte: charged − intended = $0 esconde $500 cobrados de más a un comprador y $500 sin cobrar a otro.",
+    );
+    if !v.passed() {
+        return v;
+    }
+    // Partial amounts: order 1 charged less than its amount; orders 2 and 3
+    // charged twice (each under one key, as a server without idempotency
+    // writes a retry), order 2's second row for less than its amount. In
+    // total, charged = intended again.
+    let orders = [order(1, 500), order(2, 300), order(3, 200)];
+    let ledger = rows(&[
+        (1, 1, 200),
+        (2, 2, 300),
+        (2, 2, 100),
+        (3, 3, 200),
+        (3, 3, 200),
+    ]);
+    let want = Reconciliation {
+        intended: Money::from_dollars(1000),
+        charged: Money::from_dollars(1000),
+        charges: 5,
+        orders_charged_twice_or_more: 2,
+        overcharge: Money::from_dollars(300),
+        undercharge: Money::from_dollars(300),
+        overcharge_pct: Percent::of(Money::from_dollars(300), Money::from_dollars(1000)),
+        ..Reconciliation::default()
+    };
+    compare::<K>(
+        "orden 1 ($500) cobrada una vez por $200, orden 2 ($300) cobrada $300 + $100, orden 3 ($200) cobrada dos veces",
+        &orders,
+        &ledger,
+        want,
+        "compara cada orden con lo que se le cobró: el sobrecobro es lo cobrado por encima de su monto y el cobro faltante lo que le faltó, aunque tenga filas en el ledger.",
     )
 }
 
@@ -349,20 +564,24 @@ fn percentage<K: Kit>() -> Verdict {
 }
 
 fn unknown_orders<K: Kit>() -> Verdict {
-    let orders = [order(1, 500)];
-    let ledger = rows(&[(1, 1, 500), (2, 99, 70)]);
+    // Order 2 is never charged; the unknown order 99 has two rows. Counted
+    // by distinct ids, 99 would hide order 2 and count once.
+    let orders = [order(1, 500), order(2, 300)];
+    let ledger = rows(&[(1, 1, 500), (2, 99, 70), (3, 99, 70)]);
     let want = Reconciliation {
-        intended: Money::from_dollars(500),
-        charged: Money::from_dollars(570),
-        charges: 2,
-        unknown_order_rows: 1,
+        intended: Money::from_dollars(800),
+        charged: Money::from_dollars(640),
+        charges: 3,
+        orders_never_charged: 1,
+        unknown_order_rows: 2,
+        undercharge: Money::from_dollars(300),
         ..Reconciliation::default()
     };
     compare::<K>(
-        "orden 1 cobrada una vez y una fila de $70 para la orden 99, que no existe",
+        "orden 1 ($500) cobrada una vez, orden 2 ($300) nunca, y dos filas de $70 para la orden 99, que no existe",
         &orders,
         &ledger,
         want,
-        "una fila cuyo order id no está entre las órdenes no es sobrecobro de ninguna orden: cuéntala en unknown_order_rows (y en charged y charges, porque está en el ledger).",
+        "una fila cuyo order id no está entre las órdenes no es sobrecobro de ninguna orden: cuéntala en unknown_order_rows (y en charged y charges, porque está en el ledger); una orden sin filas con su order id nunca se cobró.",
     )
 }

@@ -1,17 +1,25 @@
-//! Exercise 1's checks: the idempotent `charge`, called directly.
+//! Exercise 1's checks: the idempotent `charge`, called directly with a
+//! script of calls.
+//!
+//! What each call must answer, and the ledger the script must leave, come
+//! from the grader's own lesson server ([`SpyServer`], lesson 2's
+//! `PaymentsServer`), never from the reference solutions. After every call
+//! the check also records how many ledger rows there are, so a wrong answer
+//! is explained by the first call that went wrong.
 
 use sim::{
     ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, Kit, LedgerEntry, Money, OrderId,
     Payments,
 };
 
+use crate::spy::{Call, SpyServer};
 use crate::verdict::Verdict;
 
 /// `(id, title)` of every fixed check of exercise 1.
 pub const CHECKS: &[(&str, &str)] = &[
     (
         "sin-idempotencia-cada-llamada-cobra",
-        "sin idempotencia, cada llamada cobra (aunque repita la key)",
+        "sin idempotencia, cada llamada cobra (aunque repita la key), con charge ids desde ch_0001",
     ),
     (
         "key-nueva-se-cobra-y-se-registra",
@@ -23,28 +31,81 @@ pub const CHECKS: &[(&str, &str)] = &[
     ),
     (
         "keys-distintas-se-cobran",
-        "dos keys distintas con el mismo contenido son dos cobros",
+        "keys distintas son cobros distintos (aunque tengan el mismo contenido o los mismos bits bajos)",
     ),
 ];
 
 const K1: IdempotencyKey = IdempotencyKey(0x9001_0000_0000_0001);
 const K2: IdempotencyKey = IdempotencyKey(0x9001_0000_0000_0002);
 const K3: IdempotencyKey = IdempotencyKey(0x9001_0000_0000_0003);
+/// Two keys that differ only above their low 32 bits (the kit's
+/// `SeededKeys` never make such a pair, a student's store may confuse them).
+const KA: IdempotencyKey = IdempotencyKey(0x0000_0001_0000_0005);
+const KB: IdempotencyKey = IdempotencyKey(0x0000_0002_0000_0005);
 
-fn captured(n: u64, dollars: i64) -> ChargeResult {
-    ChargeResult {
-        charge_id: ChargeId(n),
-        amount: Money::from_dollars(dollars),
-        status: ChargeStatus::Captured,
+/// Calls in the non-idempotent check: enough to pass 255 and 256 rows.
+const MANY_CALLS: usize = 300;
+
+/// Scripts longer than this are described by their first difference only.
+const SHORT_SCRIPT: usize = 8;
+
+fn call(key: IdempotencyKey, order: u64, amount: Money) -> Call {
+    Call {
+        key,
+        order_id: OrderId(order),
+        amount,
     }
 }
 
-fn row(key: IdempotencyKey, order: u64, dollars: i64, n: u64) -> LedgerEntry {
-    LedgerEntry {
-        key,
-        order_id: OrderId(order),
-        amount: Money::from_dollars(dollars),
-        charge_id: ChargeId(n),
+fn dollars(n: i64) -> Money {
+    Money::from_dollars(n)
+}
+
+/// The short name of a check's key in messages (`K1`), or the key itself.
+fn label(key: IdempotencyKey) -> String {
+    [(K1, "K1"), (K2, "K2"), (K3, "K3"), (KA, "KA"), (KB, "KB")]
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map_or_else(|| key.to_string(), |(_, name)| name.to_string())
+}
+
+/// What one call answered, and how many ledger rows there were after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Answer {
+    result: ChargeResult,
+    rows: usize,
+}
+
+/// A script played against one server.
+#[derive(Debug, PartialEq, Eq)]
+struct Played {
+    answers: Vec<Answer>,
+    ledger: Vec<LedgerEntry>,
+}
+
+impl Played {
+    /// How many rows call `i` wrote (negative if the ledger shrank).
+    fn written(&self, i: usize) -> i64 {
+        let before = if i == 0 { 0 } else { self.answers[i - 1].rows };
+        self.answers[i].rows as i64 - before as i64
+    }
+
+    fn results(&self) -> Vec<ChargeResult> {
+        self.answers.iter().map(|a| a.result).collect()
+    }
+}
+
+fn play<P: Payments>(server: &mut P, calls: &[Call]) -> Played {
+    let answers = calls
+        .iter()
+        .map(|c| Answer {
+            result: server.charge(c.key, c.order_id, c.amount),
+            rows: server.ledger().len(),
+        })
+        .collect();
+    Played {
+        answers,
+        ledger: server.ledger().to_vec(),
     }
 }
 
@@ -53,65 +114,319 @@ pub fn describe_ledger(ledger: &[LedgerEntry]) -> String {
     if ledger.is_empty() {
         return "ledger vacío".to_string();
     }
-    let rows: Vec<String> = ledger
-        .iter()
-        .map(|r| format!("{} {} {} {}", r.charge_id, r.order_id, r.amount, r.key))
-        .collect();
+    let rows: Vec<String> = ledger.iter().map(describe_row).collect();
     format!("{} fila(s): [{}]", ledger.len(), rows.join("; "))
 }
 
+fn describe_row(r: &LedgerEntry) -> String {
+    format!("{} {} {} {}", r.charge_id, r.order_id, r.amount, r.key)
+}
+
+fn describe_result(r: &ChargeResult) -> String {
+    // The lesson's own word for the status: `"status": "captured"`.
+    let status = match r.status {
+        ChargeStatus::Captured => "captured",
+    };
+    format!("{} {} {status}", r.charge_id, r.amount)
+}
+
 fn describe_results(results: &[ChargeResult]) -> String {
-    let parts: Vec<String> = results
-        .iter()
-        .map(|r| {
-            // The lesson's own word for the status: `"status": "captured"`.
-            let status = match r.status {
-                ChargeStatus::Captured => "captured",
-            };
-            format!("{} {} {status}", r.charge_id, r.amount)
-        })
-        .collect();
+    let parts: Vec<String> = results.iter().map(describe_result).collect();
     parts.join(", ")
 }
 
-/// Names the mistake behind a wrong answer of the idempotent world, from
-/// the responses `got` and the `ledger` against what was wanted; `None` when
-/// the answer matches none of the known mistakes.
-fn diagnose(
-    got: &[ChargeResult],
-    ledger: &[LedgerEntry],
-    want: &[ChargeResult],
-    want_ledger: &[LedgerEntry],
-) -> Option<&'static str> {
-    let all_new = got
+/// `K1 ord_0001 $500 ×3, K2 ord_0002 $300`: the calls, runs collapsed, and
+/// what each short key name stands for.
+fn describe_calls(calls: &[Call]) -> String {
+    let mut runs: Vec<(Call, usize)> = Vec::new();
+    for &c in calls {
+        match runs.last_mut() {
+            Some((last, n)) if *last == c => *n += 1,
+            _ => runs.push((c, 1)),
+        }
+    }
+    let parts: Vec<String> = runs
         .iter()
-        .enumerate()
-        .all(|(i, r)| got[..i].iter().all(|p| p.charge_id != r.charge_id));
-    if ledger.is_empty() && !want_ledger.is_empty() {
-        return Some(
-            "el ledger quedó vacío: la key se recordó sin ejecutar el cobro. Una key que el store no conoce es un cobro de verdad: primero escribe la fila en el ledger (key, orden, monto, charge id) y después guarda el resultado bajo la key. Recordar la key sin ejecutar el cobro es anotar en el cuaderno un cobro que nunca ocurrió.",
+        .map(|(c, n)| {
+            let times = if *n == 1 {
+                String::new()
+            } else {
+                format!(" ×{n}")
+            };
+            format!("{} {} {}{times}", label(c.key), c.order_id, c.amount)
+        })
+        .collect();
+    let mut keys: Vec<IdempotencyKey> = calls.iter().map(|c| c.key).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let legend: Vec<String> = keys
+        .iter()
+        .filter(|k| label(**k) != k.to_string())
+        .map(|k| format!("{}={k}", label(*k)))
+        .collect();
+    if legend.is_empty() {
+        parts.join(", ")
+    } else {
+        format!("{} ({})", parts.join(", "), legend.join(", "))
+    }
+}
+
+/// What the script must leave, in words.
+fn describe_want(calls: &[Call], want: &Played) -> String {
+    let what = if calls.len() <= SHORT_SCRIPT {
+        format!(
+            "respuestas {}; {}",
+            describe_results(&want.results()),
+            describe_ledger(&want.ledger)
+        )
+    } else {
+        let (first, last) = (want.answers[0].result, want.answers[calls.len() - 1].result);
+        format!(
+            "respuestas {} … {} (una por llamada); {} fila(s) en el ledger, {} … {}",
+            describe_result(&first),
+            describe_result(&last),
+            want.ledger.len(),
+            want.ledger.first().map_or(String::new(), describe_row),
+            want.ledger.last().map_or(String::new(), describe_row),
+        )
+    };
+    format!("{} → {what}", describe_calls(calls))
+}
+
+/// What the script left, in words: whole for short scripts, from the first
+/// difference for long ones.
+fn describe_got(calls: &[Call], got: &Played, want: &Played) -> String {
+    if calls.len() <= SHORT_SCRIPT {
+        return format!(
+            "respuestas {}; {}",
+            describe_results(&got.results()),
+            describe_ledger(&got.ledger)
         );
     }
-    if ledger.len() > want_ledger.len() && ledger.len() == got.len() && all_new {
-        return Some(
-            "con idempotent = true el servidor se comportó como sin idempotencia: cada llamada cobró con un charge id nuevo, también las que repetían una key. ¿Ignoras el parámetro idempotent? En ese modo, una key que ya está en el store es un replay: se devuelve lo guardado sin cobrar.",
-        );
+    let mut parts = Vec::new();
+    if let Some(i) = (0..calls.len()).find(|&i| got.answers[i].result != want.answers[i].result) {
+        parts.push(format!(
+            "la llamada {} respondió {} (se esperaba {})",
+            i + 1,
+            describe_result(&got.answers[i].result),
+            describe_result(&want.answers[i].result)
+        ));
     }
-    if ledger.len() > want_ledger.len() {
-        return Some(
-            "el replay volvió a ejecutar el cobro: el ledger creció. Si la key ya está en el store, devuelve lo guardado SIN tocar el ledger (el cajero revisa el cuaderno antes de cobrar).",
-        );
+    parts.push(format!("{} fila(s) en el ledger", got.ledger.len()));
+    if let Some(i) = (0..got.ledger.len()).find(|&i| want.ledger.get(i) != Some(&got.ledger[i])) {
+        parts.push(format!(
+            "la fila {} es {}{}",
+            i + 1,
+            describe_row(&got.ledger[i]),
+            want.ledger.get(i).map_or(String::new(), |w| format!(
+                " (se esperaba {})",
+                describe_row(w)
+            ))
+        ));
     }
-    if ledger.len() < want_ledger.len() {
-        return Some(
-            "dos keys distintas con el mismo contenido se cobraron una sola vez: la \"misma operación\" la define la idempotency key, no el contenido (order_id, amount). Deduplicar por contenido rechaza cobros legítimos (lección 2, errores comunes): busca en el store por key.",
-        );
+    parts.join("; ")
+}
+
+/// Plays `calls` against a new `K` server in mode `idempotent` and compares
+/// every answer and the ledger with the lesson's server.
+fn check_script<K: Kit>(idempotent: bool, calls: &[Call], default_hint: &str) -> Verdict {
+    let got = play(&mut K::new_server(idempotent), calls);
+    let want = play(&mut SpyServer::new(idempotent), calls);
+    if got == want {
+        return Verdict::Passed;
     }
-    let replay_changed =
-        (0..want.len().min(got.len())).any(|i| got[i] != want[i] && want[..i].contains(&want[i]));
-    replay_changed.then_some(
-        "el replay devolvió un resultado nuevo: debe devolver el resultado guardado, idéntico (mismo charge id, ch_0001), como el cajero que entrega de nuevo el recibo #ch_0001.",
+    Verdict::failed(
+        describe_want(calls, &want),
+        describe_got(calls, &got, &want),
+        diagnose(idempotent, calls, &got, &want).unwrap_or_else(|| default_hint.to_string()),
     )
+}
+
+const REMEMBERED_WITHOUT_CHARGING: &str = "el ledger quedó vacío: la key se recordó sin ejecutar el cobro. Una key que el store no conoce es un cobro de verdad: primero escribe la fila en el ledger (key, orden, monto, charge id) y después guarda el resultado bajo la key. Recordar la key sin ejecutar el cobro es anotar en el cuaderno un cobro que nunca ocurrió.";
+
+const IGNORES_IDEMPOTENT: &str = "con idempotent = true el servidor se comportó como sin idempotencia: cada llamada cobró con un charge id nuevo, también las que repetían una key. ¿Ignoras el parámetro idempotent? En ese modo, una key que ya está en el store es un replay: se devuelve lo guardado sin cobrar.";
+
+const DEDUPLICATED_WITHOUT_IDEMPOTENCY: &str = "sin idempotencia el cajero no tiene cuaderno: cada llamada es un cobro nuevo, con su fila en el ledger y su charge id (ch_0001, ch_0002, …), aunque repita la key. Es el mundo del \"antes\" que mide la lección 2 ($1000 por una compra de $500): no lo deduplices.";
+
+const REPLAY_EXECUTED: &str = "el replay volvió a ejecutar el cobro: el ledger creció. Si la key ya está en el store, devuelve lo guardado SIN tocar el ledger (el cajero revisa el cuaderno antes de cobrar).";
+
+const DEDUPLICATED_BY_CONTENT: &str = "dos keys distintas con el mismo contenido se cobraron una sola vez: la \"misma operación\" la define la idempotency key, no el contenido (order_id, amount). Deduplicar por contenido rechaza cobros legítimos (lección 2, errores comunes): busca en el store por key.";
+
+/// Names the mistake behind a wrong answer, from the first call where `got`
+/// parts from `want`; `None` when it matches none of the known mistakes.
+fn diagnose(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Option<String> {
+    if idempotent {
+        if got.ledger.is_empty() && !want.ledger.is_empty() {
+            return Some(REMEMBERED_WITHOUT_CHARGING.to_string());
+        }
+        let results = got.results();
+        let all_new = results
+            .iter()
+            .enumerate()
+            .all(|(i, r)| results[..i].iter().all(|p| p.charge_id != r.charge_id));
+        if got.ledger.len() == calls.len() && want.ledger.len() < calls.len() && all_new {
+            return Some(IGNORES_IDEMPOTENT.to_string());
+        }
+    } else if got.ledger.len() < want.ledger.len() {
+        return Some(DEDUPLICATED_WITHOUT_IDEMPOTENCY.to_string());
+    }
+    rows_mistake(calls, got, want)
+        .or_else(|| replay_mistake(idempotent, calls, got))
+        .or_else(|| charge_id_mistake(got, want))
+}
+
+/// The first call that wrote more or fewer ledger rows than it should.
+fn rows_mistake(calls: &[Call], got: &Played, want: &Played) -> Option<String> {
+    let i = (0..calls.len()).find(|&i| got.written(i) != want.written(i))?;
+    let c = calls[i];
+    let (g, w) = (got.written(i), want.written(i));
+    if g > w && w == 0 {
+        let first = calls[..i].iter().find(|p| p.key == c.key)?;
+        if (first.order_id, first.amount) != (c.order_id, c.amount) {
+            return Some(format!(
+                "el reintento con la key {} y otro contenido ({} {} en vez de {} {}) se cobró de nuevo: el store se buscó por (key, order_id, amount), no solo por la key. La key ES la operación: si ya está en el store es un replay y devuelve lo guardado SIN tocar el ledger, traiga el monto que traiga.",
+                label(c.key),
+                c.order_id,
+                c.amount,
+                first.order_id,
+                first.amount
+            ));
+        }
+        return Some(REPLAY_EXECUTED.to_string());
+    }
+    if g > w {
+        return Some(format!(
+            "la llamada {} escribió {g} filas en el ledger: cada cobro ejecutado escribe exactamente una fila.",
+            i + 1
+        ));
+    }
+    if let Some(twin) = calls[..i]
+        .iter()
+        .find(|p| p.key != c.key && p.key.0 as u32 == c.key.0 as u32)
+    {
+        return Some(format!(
+            "la key {} ({}) se tomó por un replay de {} ({}): son keys distintas que solo comparten sus 32 bits bajos. Una idempotency key son sus 64 bits: guárdala y compárala entera en el store (nada de key.0 as u32 ni as u16, que confunde operaciones distintas y deja un cobro sin hacer).",
+            label(c.key),
+            c.key,
+            label(twin.key),
+            twin.key
+        ));
+    }
+    if calls[..i]
+        .iter()
+        .any(|p| p.key != c.key && (p.order_id, p.amount) == (c.order_id, c.amount))
+    {
+        return Some(DEDUPLICATED_BY_CONTENT.to_string());
+    }
+    Some(format!(
+        "la llamada {} traía una key que el store no conocía ({}) y no se cobró: una key nueva es un cobro de verdad, con su fila en el ledger.",
+        i + 1,
+        label(c.key)
+    ))
+}
+
+/// The first replay that did not answer what the server itself stored
+/// under its key.
+fn replay_mistake(idempotent: bool, calls: &[Call], got: &Played) -> Option<String> {
+    if !idempotent {
+        return None;
+    }
+    for (i, c) in calls.iter().enumerate() {
+        let Some(first) = calls[..i].iter().position(|p| p.key == c.key) else {
+            continue;
+        };
+        let (answer, stored) = (got.answers[i].result, got.answers[first].result);
+        if answer == stored {
+            continue;
+        }
+        let key = label(c.key);
+        if answer.charge_id == stored.charge_id && answer.amount == c.amount {
+            return Some(format!(
+                "el replay de {key} devolvió el monto que traía el reintento ({}) en vez del guardado ({}): un replay devuelve el resultado guardado idéntico (mismo charge id, mismo monto), como el cajero que entrega de nuevo el mismo recibo, aunque el reintento traiga otro monto.",
+                answer.amount, stored.amount
+            ));
+        }
+        let other = (0..i).find(|&j| {
+            calls[j].key != c.key
+                && got.answers[j].result.charge_id == answer.charge_id
+                && calls[..j].iter().all(|p| p.key != calls[j].key)
+        });
+        if let Some(j) = other {
+            return Some(format!(
+                "el replay de {key} devolvió {}, el cobro de otra key ({}), en vez de lo guardado bajo {key} ({}): un replay devuelve el resultado guardado bajo SU key. Busca en el store por la key de la llamada y devuelve ese resultado, idéntico.",
+                answer.charge_id,
+                label(calls[j].key),
+                describe_result(&stored)
+            ));
+        }
+        if got.answers[..i]
+            .iter()
+            .all(|a| a.result.charge_id != answer.charge_id)
+        {
+            return Some(format!(
+                "el replay de {key} devolvió un resultado nuevo ({}): debe devolver el resultado guardado, idéntico (mismo charge id, {}), como el cajero que entrega de nuevo el recibo #ch_0001.",
+                answer.charge_id, stored.charge_id
+            ));
+        }
+        return Some(format!(
+            "el replay de {key} devolvió {} en vez de lo guardado bajo {key} ({}): devuelve el resultado guardado, idéntico.",
+            describe_result(&answer),
+            describe_result(&stored)
+        ));
+    }
+    None
+}
+
+/// Charge ids numbered wrong while everything else is right.
+fn charge_id_mistake(got: &Played, want: &Played) -> Option<String> {
+    let strip_results = |p: &Played| -> Vec<(Money, ChargeStatus)> {
+        p.answers
+            .iter()
+            .map(|a| (a.result.amount, a.result.status))
+            .collect()
+    };
+    let strip_ledger = |p: &Played| -> Vec<(IdempotencyKey, OrderId, Money)> {
+        p.ledger
+            .iter()
+            .map(|r| (r.key, r.order_id, r.amount))
+            .collect()
+    };
+    if strip_results(got) != strip_results(want) || strip_ledger(got) != strip_ledger(want) {
+        return None;
+    }
+    let from_zero = got
+        .ledger
+        .iter()
+        .zip(&want.ledger)
+        .all(|(g, w)| g.charge_id.0 + 1 == w.charge_id.0);
+    let detail = if from_zero {
+        format!(
+            "empiezan en {} en vez de {}",
+            ChargeId(0),
+            ChargeId::next_after(0)
+        )
+    } else {
+        let (n, g, w) = got
+            .ledger
+            .iter()
+            .zip(&want.ledger)
+            .enumerate()
+            .find(|(_, (g, w))| g.charge_id != w.charge_id)
+            .map(|(n, (g, w))| (n + 1, g.charge_id, w.charge_id))
+            .or_else(|| {
+                let i = (0..got.answers.len())
+                    .find(|&i| got.answers[i].result != want.answers[i].result)?;
+                Some((
+                    i + 1,
+                    got.answers[i].result.charge_id,
+                    want.answers[i].result.charge_id,
+                ))
+            })?;
+        format!("el cobro número {n} recibió {g} en vez de {w}")
+    };
+    Some(format!(
+        "los charge ids están mal numerados: {detail}. El charge id es el número de la fila que escribe el cobro, desde ch_0001: ChargeId::next_after(self.ledger.len()) antes de escribir la fila (lección 2: f\"ch_{{len(self.ledger) + 1:04d}}\"), sin restos ni conversiones a enteros más chicos que den la vuelta."
+    ))
 }
 
 /// Runs fixed check `id` against `K`'s server.
@@ -128,124 +443,122 @@ pub fn run<K: Kit>(id: &str) -> Verdict {
     }
 }
 
+/// 300 calls with one key and no idempotency: 300 charges, `ch_0001` to
+/// `ch_0300` (past 255 and 256 rows, where narrow counters wrap).
 fn every_call_charges<K: Kit>() -> Verdict {
-    let mut s = K::new_server(false);
-    let got: Vec<ChargeResult> = (0..3)
-        .map(|_| s.charge(K1, OrderId(1), Money::from_dollars(500)))
-        .collect();
-    let want = vec![captured(1, 500), captured(2, 500), captured(3, 500)];
-    let want_ledger = vec![row(K1, 1, 500, 1), row(K1, 1, 500, 2), row(K1, 1, 500, 3)];
-    if got == want && s.ledger() == want_ledger.as_slice() {
-        return Verdict::Passed;
-    }
-    Verdict::failed(
-        format!(
-            "3 llamadas con la misma key → respuestas {}; {}",
-            describe_results(&want),
-            describe_ledger(&want_ledger)
-        ),
-        format!(
-            "respuestas {}; {}",
-            describe_results(&got),
-            describe_ledger(s.ledger())
-        ),
-        "sin idempotencia el cajero no tiene cuaderno: cada llamada es un cobro nuevo, con su fila en el ledger y su charge id (ch_0001, ch_0002, …), aunque repita la key. Es el mundo del \"antes\" que mide la lección 2 ($1000 por una compra de $500): no lo deduplices.",
+    let calls = vec![call(K1, 1, dollars(500)); MANY_CALLS];
+    check_script::<K>(
+        false,
+        &calls,
+        "sin idempotencia cada llamada es un cobro nuevo: una fila en el ledger y un charge id nuevo (ch_0001, ch_0002, …) por llamada, aunque repita la key.",
     )
 }
 
 fn new_key_executes<K: Kit>() -> Verdict {
-    let mut s = K::new_server(true);
-    let amount = Money::from_cents(12_345);
-    let got = s.charge(K1, OrderId(7), amount);
-    let want = ChargeResult {
-        charge_id: ChargeId(1),
-        amount,
-        status: ChargeStatus::Captured,
-    };
-    let want_ledger = vec![LedgerEntry {
-        key: K1,
-        order_id: OrderId(7),
-        amount,
-        charge_id: ChargeId(1),
-    }];
-    if got == want && s.ledger() == want_ledger.as_slice() {
-        return Verdict::Passed;
-    }
-    Verdict::failed(
-        format!(
-            "respuesta {}; {}",
-            describe_results(&[want]),
-            describe_ledger(&want_ledger)
-        ),
-        format!(
-            "respuesta {}; {}",
-            describe_results(&[got]),
-            describe_ledger(s.ledger())
-        ),
-        diagnose(&[got], s.ledger(), &[want], &want_ledger).unwrap_or(
-            "una key que el store no conoce es un cobro de verdad: primero escribe la fila en el ledger (key, orden, monto, charge id) y después guarda el resultado bajo la key.",
-        ),
+    check_script::<K>(
+        true,
+        &[call(K1, 7, Money::from_cents(12_345))],
+        "una key que el store no conoce es un cobro de verdad: primero escribe la fila en el ledger (key, orden, monto, charge id) y después guarda el resultado bajo la key.",
     )
 }
 
+/// K1 three times, K2, K2 again, K2 carrying another amount, K1 again: two
+/// rows, and each replay answers its own key's stored result.
 fn replay_returns_stored<K: Kit>() -> Verdict {
-    let mut s = K::new_server(true);
-    let got: Vec<ChargeResult> = (0..3)
-        .map(|_| s.charge(K1, OrderId(1), Money::from_dollars(500)))
-        .collect();
-    let want = vec![captured(1, 500); 3];
-    let want_ledger = vec![row(K1, 1, 500, 1)];
-    if got == want && s.ledger() == want_ledger.as_slice() {
-        return Verdict::Passed;
-    }
-    Verdict::failed(
-        format!(
-            "3 llamadas con la misma key → respuestas {}; {}",
-            describe_results(&want),
-            describe_ledger(&want_ledger)
-        ),
-        format!(
-            "respuestas {}; {}",
-            describe_results(&got),
-            describe_ledger(s.ledger())
-        ),
-        diagnose(&got, s.ledger(), &want, &want_ledger).unwrap_or(
-            "con idempotencia, la primera llamada cobra y guarda su resultado bajo la key; las siguientes con la misma key son replays de ese resultado.",
-        ),
+    let k1 = call(K1, 1, dollars(500));
+    let k2 = call(K2, 2, dollars(300));
+    let k2_other_amount = call(K2, 2, dollars(999));
+    check_script::<K>(
+        true,
+        &[k1, k1, k1, k2, k2, k2_other_amount, k1],
+        "con idempotencia, la primera llamada con una key cobra y guarda su resultado bajo la key; las siguientes con esa key son replays de ese resultado, idéntico, sin tocar el ledger.",
     )
 }
 
+/// Two keys with the same content, then (on a new server) two keys that
+/// share their low 32 bits: four charges, each key replaying its own.
 fn distinct_keys_charge<K: Kit>() -> Verdict {
-    let mut s = K::new_server(true);
-    let got = vec![
-        s.charge(K1, OrderId(1), Money::from_dollars(500)),
-        s.charge(K2, OrderId(1), Money::from_dollars(500)),
-        s.charge(K1, OrderId(1), Money::from_dollars(500)),
-        s.charge(K3, OrderId(2), Money::from_dollars(300)),
+    let hint = "cada key es una operación: guarda y busca en el store por la key entera, y devuelve a cada key su propio resultado.";
+    let same_content = [
+        call(K1, 1, dollars(500)),
+        call(K2, 1, dollars(500)),
+        call(K1, 1, dollars(500)),
+        call(K3, 2, dollars(300)),
     ];
-    let want = vec![
-        captured(1, 500),
-        captured(2, 500),
-        captured(1, 500),
-        captured(3, 300),
-    ];
-    let want_ledger = vec![row(K1, 1, 500, 1), row(K2, 1, 500, 2), row(K3, 2, 300, 3)];
-    if got == want && s.ledger() == want_ledger.as_slice() {
-        return Verdict::Passed;
+    let v = check_script::<K>(true, &same_content, hint);
+    if !v.passed() {
+        return v;
     }
-    Verdict::failed(
-        format!(
-            "keys K1, K2 (misma orden y monto), K1 otra vez, K3 → respuestas {}; {}",
-            describe_results(&want),
-            describe_ledger(&want_ledger)
-        ),
-        format!(
-            "respuestas {}; {}",
-            describe_results(&got),
-            describe_ledger(s.ledger())
-        ),
-        diagnose(&got, s.ledger(), &want, &want_ledger).unwrap_or(
-            "cada key es una operación: guarda y busca en el store por key, y devuelve a cada key su propio resultado.",
-        ),
-    )
+    let (a, b) = (call(KA, 3, dollars(200)), call(KB, 4, dollars(700)));
+    check_script::<K>(true, &[a, b, b, a], hint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn captured(n: u64, dollars: i64) -> ChargeResult {
+        ChargeResult {
+            charge_id: ChargeId(n),
+            amount: Money::from_dollars(dollars),
+            status: ChargeStatus::Captured,
+        }
+    }
+
+    /// The replay script's expectations, as the lesson's server gives them.
+    #[test]
+    fn the_replay_script_expects_each_keys_stored_result() {
+        let k1 = call(K1, 1, dollars(500));
+        let k2 = call(K2, 2, dollars(300));
+        let calls = [k1, k1, k1, k2, k2, call(K2, 2, dollars(999)), k1];
+        let want = play(&mut SpyServer::new(true), &calls);
+        let (one, two) = (captured(1, 500), captured(2, 300));
+        assert_eq!(want.results(), [one, one, one, two, two, two, one]);
+        assert_eq!(want.ledger.len(), 2);
+        assert_eq!(
+            describe_calls(&calls),
+            "K1 ord_0001 $500 ×3, K2 ord_0002 $300 ×2, K2 ord_0002 $999, K1 ord_0001 $500 \
+             (K1=idem_9001000000000001, K2=idem_9001000000000002)"
+        );
+    }
+
+    /// Keys sharing their low 32 bits are two charges for the lesson's server.
+    #[test]
+    fn keys_sharing_low_bits_are_two_charges() {
+        let (a, b) = (call(KA, 3, dollars(200)), call(KB, 4, dollars(700)));
+        let want = play(&mut SpyServer::new(true), &[a, b, b, a]);
+        assert_eq!(KA.0 as u32, KB.0 as u32);
+        assert_eq!(
+            want.results(),
+            [
+                captured(1, 200),
+                captured(2, 700),
+                captured(2, 700),
+                captured(1, 200)
+            ]
+        );
+    }
+
+    /// 300 non-idempotent calls: ids 1..=300; a long script is described by
+    /// its first difference.
+    #[test]
+    fn many_calls_count_every_charge() {
+        let calls = vec![call(K1, 1, dollars(500)); MANY_CALLS];
+        let want = play(&mut SpyServer::new(false), &calls);
+        assert_eq!(want.ledger.len(), MANY_CALLS);
+        assert_eq!(want.answers[MANY_CALLS - 1].result, captured(300, 500));
+        let mut got = play(&mut SpyServer::new(false), &calls);
+        got.answers[4].result.charge_id = ChargeId(1);
+        got.ledger[4].charge_id = ChargeId(1);
+        let text = describe_got(&calls, &got, &want);
+        assert!(
+            text.starts_with("la llamada 5 respondió ch_0001 $500 captured (se esperaba ch_0005 $500 captured); 300 fila(s) en el ledger; la fila 5 es ch_0001"),
+            "{text}"
+        );
+        let hint = charge_id_mistake(&got, &want).expect("ids only");
+        assert!(
+            hint.contains("el cobro número 5 recibió ch_0001 en vez de ch_0005"),
+            "{hint}"
+        );
+    }
 }

@@ -33,6 +33,15 @@ pub trait ServerChange {
     ) -> ChargeResult
     where
         Self: Sized;
+
+    /// The ledger the server reports: the wrapped reference's, unless the
+    /// change keeps its own rows.
+    fn ledger(s: &Changed<Self>) -> &[LedgerEntry]
+    where
+        Self: Sized,
+    {
+        s.inner.ledger()
+    }
 }
 
 /// The reference server wrapped with change `C`, plus the memory a change may
@@ -46,6 +55,11 @@ pub struct Changed<C: ?Sized> {
     pub results: HashMap<IdempotencyKey, ChargeResult>,
     /// The first key seen for each `(order_id, amount)`.
     pub first_key: HashMap<(OrderId, Money), IdempotencyKey>,
+    /// Results remembered by the whole request `(key, order_id, amount)`.
+    pub by_request: HashMap<(IdempotencyKey, OrderId, Money), ChargeResult>,
+    /// The ledger of a change that writes its own rows (see
+    /// [`ServerChange::ledger`]).
+    pub rows: Vec<LedgerEntry>,
     change: PhantomData<C>,
 }
 
@@ -57,6 +71,8 @@ impl<C: ServerChange> Changed<C> {
             inner: C::inner(idempotent),
             results: HashMap::new(),
             first_key: HashMap::new(),
+            by_request: HashMap::new(),
+            rows: Vec::new(),
             change: PhantomData,
         }
     }
@@ -68,7 +84,7 @@ impl<C: ServerChange> Payments for Changed<C> {
     }
 
     fn ledger(&self) -> &[LedgerEntry] {
-        self.inner.ledger()
+        C::ledger(self)
     }
 }
 
