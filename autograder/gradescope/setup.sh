@@ -4,8 +4,9 @@
 # que cada entrega compile sin red y en segundos (run_autograder).
 #
 # El zip (autograder/gradescope/empaquetar) trae: setup.sh, run_autograder,
-# kit/ (el repositorio del instructor, con grader/, sim/, fixtures/ y la
-# rúbrica) y, si la definiste, semilla-secreta.
+# kit/ (la plantilla del estudiante: grader/ con la rúbrica y compile-report,
+# sim/, fixtures/ y scripts/calificar, sin solutions/) y, si la definiste,
+# semilla-secreta.
 set -euo pipefail
 aqui="$(cd "$(dirname "$0")" && pwd)"
 trabajo="${KIT_TRABAJO:-/autograder/kit}"

@@ -1,7 +1,10 @@
 //! A submission that does not compile still gets a report in the chosen
-//! format (`scripts/calificar` → `grader/compile-report`); a submission whose
-//! crate depends on `solutions` is refused; the Gradescope autograder
-//! (`autograder/gradescope/run_autograder`) always writes `results.json`.
+//! format (`scripts/calificar` → `grader/compile-report`), and bad options
+//! still fail as the grader's do; a submission whose crate depends on
+//! `solutions` is refused; the Gradescope autograder
+//! (`autograder/gradescope/run_autograder`) always writes `results.json`,
+//! never one the submission forged, and its kit has no `solutions/` to
+//! include.
 //!
 //! Each test builds a copy of the repository with cargo, so they are slow
 //! (minutes on a cold cache) and marked `#[ignore]`: `.ci/run` runs them
@@ -175,6 +178,38 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     assert!(failure.starts_with("Tu código no compila"), "{failure}");
     assert!(failure.contains("exercises/src/client.rs"));
 
+    // Bad options fail as the grader's would, even though it cannot be built.
+    for (args, expected) in [
+        (
+            &["--variantes", "5"][..],
+            "grader: --variantes necesita una semilla: --semilla S, o la variable de entorno KIT_SEMILLA_SECRETA (la semilla secreta del instructor)",
+        ),
+        (
+            &["--format", "xml"][..],
+            "grader: valor inválido para --format <FORMATO>: «xml»; se permiten: text, gradescope, junit. Usa --help para ver las opciones.",
+        ),
+        (
+            &["--bogus"][..],
+            "grader: opción desconocida: --bogus. Usa --help para ver las opciones.",
+        ),
+    ] {
+        let o = run(&root, &calificar, args, &[]);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stdout));
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert_eq!(text(&o.stderr).trim_end(), expected, "{args:?}");
+    }
+    let o = run(
+        &root,
+        &calificar,
+        &["--variantes", "5", "--format", "gradescope"],
+        &[("KIT_SEMILLA_SECRETA", "4242")],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_eq!(
+        informes::gradescope_max(&informes::gradescope(&text(&o.stdout))),
+        130.0
+    );
+
     // Fixed, but now depending on the reference solutions: refused.
     let manifest = root.join("exercises/Cargo.toml");
     std::fs::copy(
@@ -200,6 +235,40 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A reconciliation that cheats on Gradescope: it writes a full-marks
+/// `results.json` where Gradescope reads it and over the grader's own report
+/// (the `--output` on the grader's command line), then kills the grader.
+const FORGING_RECONCILIATION: &str = r##"//! Trampa: forja el results.json y mata al grader.
+use sim::{LedgerEntry, Order, Reconciliation};
+
+pub fn reconcile(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let forged = r#"{"score": 130, "execution_time": 0, "output": "forjado", "tests": []}"#;
+    let dir = std::env::var("AUTOGRADER_DIR").unwrap_or_else(|_| "/autograder".to_string());
+    let _ = std::fs::write(format!("{dir}/results/results.json"), forged);
+    let parent = std::os::unix::process::parent_id();
+    let cmdline = std::fs::read(format!("/proc/{parent}/cmdline")).unwrap_or_default();
+    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+    if let Some(i) = args.iter().position(|a| *a == b"--output") {
+        if let Some(report) = args.get(i + 1) {
+            let _ = std::fs::write(String::from_utf8_lossy(report).as_ref(), forged);
+            let _ = std::fs::write(format!("{dir}/forjado"), report);
+        }
+    }
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &parent.to_string()])
+        .status();
+    std::process::exit(0)
+}
+"##;
+
+/// A client that includes the reference solution by path instead of
+/// writing one (it compiles in the instructor's repository).
+const INCLUDING_CLIENT: &str = r#"//! Trampa: la solución de referencia, incluida por ruta.
+#[path = "../../solutions/src/client.rs"]
+mod referencia;
+pub use referencia::charge_order;
+"#;
+
 #[test]
 #[ignore = "builds a copy of the repository (slow); .ci/run runs it with --ignored"]
 fn the_gradescope_autograder_always_writes_results_json() {
@@ -217,6 +286,9 @@ fn the_gradescope_autograder_always_writes_results_json() {
         "run_autograder",
         "kit/Cargo.toml",
         "kit/grader/rubrica.toml",
+        "kit/grader/compile-report/src/main.rs",
+        "kit/scripts/calificar",
+        "kit/fixtures/flota-1000.toml",
     ] {
         assert!(source.join(f).is_file(), "{f}");
     }
@@ -224,6 +296,19 @@ fn the_gradescope_autograder_always_writes_results_json() {
         std::fs::read_to_string(source.join("semilla-secreta")).unwrap(),
         "4242\n"
     );
+    // The kit is the student template: no reference solutions to include.
+    assert!(
+        !source.join("kit/solutions").exists(),
+        "solutions/ in the kit"
+    );
+    let kit_manifest = std::fs::read_to_string(source.join("kit/Cargo.toml")).unwrap();
+    assert!(!kit_manifest.contains("solutions"), "{kit_manifest}");
+    let grader_manifest = std::fs::read_to_string(source.join("kit/grader/Cargo.toml")).unwrap();
+    assert!(
+        !grader_manifest.contains("dep:solutions"),
+        "{grader_manifest}"
+    );
+
     let autograder = dir.join("autograder");
     let submission = autograder.join("submission");
     let results = autograder.join("results/results.json");
@@ -239,12 +324,13 @@ fn the_gradescope_autograder_always_writes_results_json() {
         prepare(&submission);
         let o = run(&dir, &run_autograder, &[], &env);
         assert!(o.status.success(), "{}", text(&o.stderr));
-        informes::gradescope(&std::fs::read_to_string(&results).unwrap())
+        let json = std::fs::read_to_string(&results).unwrap();
+        (informes::gradescope(&json), text(&o.stdout))
     };
 
     // The stubs, with a tampered rubric and grader beside them: only
     // exercises/ is taken, the rest is the instructor's.
-    let v = submit(&|s: &Path| {
+    let (v, _) = submit(&|s: &Path| {
         let rubric = s.join("grader/rubrica.toml");
         let r = std::fs::read_to_string(&rubric).unwrap();
         std::fs::write(&rubric, r.replace("puntos = 5 }", "puntos = 500 }")).unwrap();
@@ -265,19 +351,60 @@ fn the_gradescope_autograder_always_writes_results_json() {
             .all(|t| t["name"].as_str().unwrap().contains("/variante-"))
     );
 
-    // A syntax error: the compile-error report, score 0.
-    let v = submit(&|s: &Path| break_syntax(s));
+    // A reconciliation that forges results.json (where Gradescope reads it
+    // and over the grader's report) and kills the grader: the forgery is
+    // thrown away and the failure report names the signal.
+    let forged_marker = autograder.join("forjado");
+    let (v, log) = submit(&|s: &Path| {
+        std::fs::write(
+            s.join("exercises/src/reconciliation.rs"),
+            FORGING_RECONCILIATION,
+        )
+        .unwrap();
+    });
+    assert!(
+        log.contains("scripts/calificar terminó con estado 137"),
+        "{log}"
+    );
+    let report = std::fs::read_to_string(&forged_marker).expect("the forger ran");
+    assert!(
+        !report.starts_with(autograder.to_str().unwrap()),
+        "{report}"
+    );
+    assert_eq!(v["score"], 0, "{v}");
+    assert!(!v.to_string().contains("forjado"), "{v}");
+    assert_eq!(informes::gradescope_max(&v), 130.0);
+    let tests = v["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 3);
+    for t in tests {
+        assert_eq!(t["status"], "failed");
+        let out = t["output"].as_str().unwrap();
+        assert!(
+            out.starts_with(
+                "El grader terminó por la señal 9 (SIGKILL, estado 137) sin entregar su informe: esta entrega vale 0."
+            ),
+            "{out}"
+        );
+    }
+
+    // Including the reference by path: there is none in the kit, so it does
+    // not compile (score 0, the compile-error report).
+    let (v, _) = submit(&|s: &Path| {
+        std::fs::write(s.join("exercises/src/client.rs"), INCLUDING_CLIENT).unwrap();
+    });
     assert_eq!(v["score"], 0);
     assert_eq!(v["tests"].as_array().unwrap().len(), 3);
+    let out = v["tests"][0]["output"].as_str().unwrap();
+    assert!(out.starts_with("Tu código no compila"), "{out}");
+    assert!(out.contains("--> exercises/src/client.rs:"), "{out}");
     assert!(
-        v["tests"][0]["output"]
-            .as_str()
-            .unwrap()
-            .contains("--> exercises/src/client.rs:")
+        out.contains("couldn't read `exercises/src/../../solutions/src/client.rs`"),
+        "{out}"
     );
 
-    // A crate depending on solutions: refused, and still a results.json.
-    let v = submit(&|s: &Path| {
+    // A crate depending on solutions: there is none to depend on; still a
+    // results.json, score 0, saying why.
+    let (v, _) = submit(&|s: &Path| {
         let manifest = s.join("exercises/Cargo.toml");
         let m = std::fs::read_to_string(&manifest).unwrap();
         std::fs::write(
@@ -291,9 +418,6 @@ fn the_gradescope_autograder_always_writes_results_json() {
     });
     assert_eq!(v["score"], 0);
     let out = v["tests"][0]["output"].as_str().unwrap();
-    assert!(
-        out.contains("tu crate no puede depender de la solución de referencia"),
-        "{out}"
-    );
+    assert!(out.contains("solutions/Cargo.toml"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -59,6 +59,7 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         "autograder",
         ".github/workflows/kit.yml",
         "scripts/plantilla-estudiante",
+        "scripts/bench/run",
         "grader/tests/plantilla.rs",
     ] {
         assert!(!dir.join(gone).exists(), "{gone} is in the template");
@@ -68,11 +69,39 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         "grader/rubrica.toml",
         "fixtures/flota-1000.toml",
         "scripts/calificar",
+        "scripts/bench/leccion2.py",
         ".github/workflows/classroom.yml",
         "README.md",
     ] {
         assert!(dir.join(kept).exists(), "{kept} is missing");
     }
+    // The README keeps the students' parts and loses the instructors'
+    // (the blocks marked <!-- solo-instructores -->).
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let full = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    for instructors_only in [
+        "--solutions",
+        "autograder",
+        "plantilla-estudiante",
+        ".ci/run",
+        "solo-instructores",
+        "## Para instructores",
+    ] {
+        assert!(full.contains(instructors_only), "{instructors_only}");
+        assert!(
+            !readme.contains(instructors_only),
+            "«{instructors_only}» in the template's README:\n{readme}"
+        );
+    }
+    for students in [
+        "## Para estudiantes",
+        "cargo run -p grader   # verifica tus ejercicios",
+        "cargo run -p grader -- barrido --svg barrido.svg",
+        "| `scripts/` | `calificar` (el comando de CI)",
+    ] {
+        assert!(readme.contains(students), "{students} missing:\n{readme}");
+    }
+    assert!(!readme.contains("\n\n\n"), "{readme}");
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
     assert!(!manifest.contains("solutions"), "{manifest}");
     let grader_manifest = std::fs::read_to_string(dir.join("grader/Cargo.toml")).unwrap();

@@ -5,7 +5,7 @@
 
 mod informes;
 
-use informes::{grader, grader_with_env, gradescope, gradescope_max, stderr, stdout};
+use informes::{grader, grader_with_env, gradescope, stderr, stdout};
 
 /// The grader arguments of a printed `cargo run -p grader -- ARGS` command.
 fn args_of(command: &str) -> Vec<String> {
@@ -171,7 +171,7 @@ fn the_variant_pools_are_shared_by_the_variants() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v = gradescope(&stdout(&o));
     assert_eq!(v["score"], 130);
-    assert_eq!(gradescope_max(&v), 130.0);
+    assert_eq!(informes::gradescope_max(&v), 130.0);
     let shares: Vec<f64> = v["tests"]
         .as_array()
         .unwrap()

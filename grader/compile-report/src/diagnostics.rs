@@ -15,6 +15,16 @@ pub enum Cause {
     /// No compiler error was found (a broken manifest, a missing tool…):
     /// the relevant lines of cargo's log.
     Other(String),
+    /// The grader ran but did not hand in a usable report: it ended with
+    /// `status` (as the shell gives it: 128 + n when signal n ended it), or
+    /// with 0 or 1 and a report missing or unreadable. `log` holds the
+    /// relevant lines of what it printed on standard error.
+    Ended {
+        /// Exit status, 0 to 255.
+        status: u8,
+        /// The relevant lines of its standard error.
+        log: String,
+    },
 }
 
 /// The cause of a failed build: the compiler errors in `json` (cargo's
@@ -37,6 +47,18 @@ pub fn cause(json: &str, log: &str, root: &str) -> Cause {
     if !errors.is_empty() {
         return Cause::Compile(errors);
     }
+    let excerpt = log_excerpt(log, root);
+    Cause::Other(if excerpt.is_empty() {
+        "cargo no dio más detalles".to_string()
+    } else {
+        excerpt
+    })
+}
+
+/// The relevant lines of a log (`cargo`'s or the grader's standard error):
+/// without cargo's progress lines and blank lines, paths relative to `root`,
+/// at most [`MAX_LINES`] lines; empty when nothing is left.
+pub fn log_excerpt(log: &str, root: &str) -> String {
     let noise = [
         "Compiling ",
         "Checking ",
@@ -53,12 +75,32 @@ pub fn cause(json: &str, log: &str, root: &str) -> Cause {
         .filter(|l| !noise.iter().any(|n| l.trim_start().starts_with(n)))
         .filter(|l| !l.trim().is_empty())
         .collect();
-    let text = if kept.is_empty() {
-        "cargo no dio más detalles".to_string()
-    } else {
-        kept.join("\n")
-    };
-    Cause::Other(clip(&relative(&text, root)))
+    clip(&relative(&kept.join("\n"), root))
+}
+
+/// The conventional name of signal `n` on Linux (`SIGKILL` for 9), for the
+/// signals a crashed or killed process usually shows.
+pub fn signal_name(n: u8) -> Option<&'static str> {
+    Some(match n {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        10 => "SIGUSR1",
+        11 => "SIGSEGV",
+        12 => "SIGUSR2",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        24 => "SIGXCPU",
+        25 => "SIGXFSZ",
+        _ => return None,
+    })
 }
 
 /// `text` without the prefix `root/` anywhere.

@@ -4,7 +4,7 @@
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::Serialize;
 
-use crate::diagnostics::Cause;
+use crate::diagnostics::{Cause, signal_name};
 use crate::rubric::{Points, Visibility};
 use crate::verdict::Exercise;
 
@@ -22,12 +22,32 @@ pub struct Failure {
 
 impl Failure {
     /// The Spanish headline.
-    pub fn headline(&self) -> &'static str {
-        match self.cause {
+    pub fn headline(&self) -> String {
+        match &self.cause {
             Cause::Compile(_) => {
-                "Tu código no compila: el grader no puede correr ninguna verificación."
+                "Tu código no compila: el grader no puede correr ninguna verificación.".to_string()
             }
-            Cause::Other(_) => "El grader no pudo calificar esta entrega.",
+            Cause::Other(_) => "El grader no pudo calificar esta entrega.".to_string(),
+            Cause::Ended { status, .. } => {
+                let how = match status {
+                    0 | 1 => format!(
+                        "terminó (estado {status}) pero su informe falta o no se puede leer"
+                    ),
+                    129..=192 => {
+                        let n = status - 128;
+                        match signal_name(n) {
+                            Some(name) => format!(
+                                "terminó por la señal {n} ({name}, estado {status}) sin entregar su informe"
+                            ),
+                            None => format!(
+                                "terminó por la señal {n} (estado {status}) sin entregar su informe"
+                            ),
+                        }
+                    }
+                    _ => format!("terminó con estado {status} sin entregar su informe"),
+                };
+                format!("El grader {how}: esta entrega vale 0.")
+            }
         }
     }
 
@@ -43,6 +63,20 @@ impl Failure {
                 "{}\nLo que se dijo al intentarlo:\n\n{log}",
                 self.headline()
             ),
+            Cause::Ended { log, .. } => {
+                let log = if log.is_empty() {
+                    "(nada en su salida de error)"
+                } else {
+                    log
+                };
+                format!(
+                    "{}\nSolo cuenta el informe que el grader entrega al terminar normalmente; \
+                     cualquier results.json que haya quedado escrito se descarta. Si tu código \
+                     termina procesos o escribe archivos fuera de exercises/, quítalo; si no, \
+                     avisa a tu instructor.\nLo que dijo el grader:\n\n{log}",
+                    self.headline()
+                )
+            }
         }
     }
 
@@ -55,7 +89,7 @@ impl Failure {
     pub fn score_line(&self) -> String {
         let why = match self.cause {
             Cause::Compile(_) => "no compila",
-            Cause::Other(_) => "no se pudo calificar",
+            Cause::Other(_) | Cause::Ended { .. } => "no se pudo calificar",
         };
         format!("Puntaje: 0/{} puntos ({why})", self.max())
     }
@@ -167,7 +201,7 @@ pub fn junit(f: &Failure) -> String {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
         status.set_type(match f.cause {
             Cause::Compile(_) => "compilacion",
-            Cause::Other(_) => "sin-calificar",
+            Cause::Other(_) | Cause::Ended { .. } => "sin-calificar",
         });
         status.set_message(f.headline());
         status.set_description(f.explanation());
