@@ -3,7 +3,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use std::process::ExitCode;
+
 use clap::{ArgAction, Parser, Subcommand};
+
+use crate::flags;
 
 use crate::report::Format;
 
@@ -32,7 +36,7 @@ pub struct Cli {
 
     /// Límite de tiempo de cada verificación, en segundos; por omisión 5
     /// (alias: --limite).
-    #[arg(long, alias = "limite", value_name = "SEGUNDOS", default_value = "5", hide_default_value = true, allow_negative_numbers = true, value_parser = parse_timeout, global = true)]
+    #[arg(long, alias = "limite", value_name = "SEGUNDOS", default_value = "5", hide_default_value = true, allow_negative_numbers = true, value_parser = flags::parse_timeout, global = true)]
     pub timeout: Duration,
 
     /// Carpeta de fixtures (*.toml) a usar además de fixtures/; se puede
@@ -122,80 +126,11 @@ pub enum Command {
     Barrido(crate::commands::barrido::BarridoArgs),
 }
 
-/// Parses `--timeout`: a positive number of seconds, at most 600.
-fn parse_timeout(text: &str) -> Result<Duration, String> {
-    let secs: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("«{text}» no es un número de segundos (p. ej. 5 o 0.5)"))?;
-    if !(0.1..=600.0).contains(&secs) {
-        return Err("debe ser un número de segundos entre 0.1 y 600, p. ej. 5 o 0.5".to_string());
-    }
-    Ok(Duration::from_secs_f64(secs))
+/// Parses the command line; a usage error is printed as one Spanish line.
+///
+/// # Errors
+/// The exit status to end with after a usage error or `--help`
+/// ([`flags::clap_error`] has printed it).
+pub fn parse() -> Result<Cli, ExitCode> {
+    Cli::try_parse().map_err(|e| flags::clap_error(&e))
 }
-
-/// Parses the command line; on a usage error prints a Spanish one-line
-/// message and exits with status 2 (help exits 0).
-pub fn parse() -> Cli {
-    match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => exit_on_clap_error(e),
-    }
-}
-
-/// Prints a clap error in Spanish and exits (0 for help, 2 otherwise).
-pub fn exit_on_clap_error(e: clap::Error) -> ! {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    if matches!(
-        e.kind(),
-        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
-        let _ = e.print();
-        std::process::exit(0);
-    }
-    let ctx = |kind| match e.get(kind) {
-        Some(ContextValue::String(s)) => s.clone(),
-        Some(ContextValue::Strings(v)) => v.join(", "),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    };
-    let arg = ctx(ContextKind::InvalidArg);
-    let message = match e.kind() {
-        ErrorKind::UnknownArgument => format!("opción desconocida: {arg}"),
-        ErrorKind::InvalidSubcommand => format!(
-            "comando desconocido: {}; los comandos son: escenario, comparar, barrido",
-            ctx(ContextKind::InvalidSubcommand)
-        ),
-        ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
-            let value = ctx(ContextKind::InvalidValue);
-            let allowed = ctx(ContextKind::ValidValue);
-            let why = e.source().map(|s| s.to_string()).unwrap_or_default();
-            let mut m = format!("valor inválido para {arg}: «{value}»");
-            if !allowed.is_empty() {
-                m.push_str(&format!("; se permiten: {allowed}"));
-            }
-            if !why.is_empty() {
-                m.push_str(&format!(" ({why})"));
-            }
-            m
-        }
-        ErrorKind::MissingRequiredArgument => format!("falta el argumento obligatorio {arg}"),
-        ErrorKind::ArgumentConflict => format!(
-            "{arg} no se puede usar junto con {}",
-            ctx(ContextKind::PriorArg)
-        ),
-        ErrorKind::TooManyValues | ErrorKind::NoEquals => format!("argumento inesperado: {arg}"),
-        _ => format!(
-            "argumentos inválidos: {}",
-            e.to_string()
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("error: ")
-        ),
-    };
-    eprintln!("grader: {message}. Usa --help para ver las opciones.");
-    std::process::exit(2);
-}
-
-use std::error::Error as _;

@@ -7,6 +7,7 @@ pub mod checks;
 pub mod cli;
 pub mod commands;
 pub mod comparison;
+pub mod flags;
 pub mod fleet;
 pub mod grading;
 pub mod isolated_job;

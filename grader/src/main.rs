@@ -11,7 +11,10 @@ use grader::commands;
 use sim::Kit;
 
 fn main() -> ExitCode {
-    let cli = cli::parse();
+    let cli = match cli::parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     #[cfg(feature = "solutions")]
     if cli.solutions {
         return run::<solutions::Solutions>(&cli);

@@ -21,11 +21,9 @@ use sim::{Scenario, Stream, StreamKind};
 use crate::cli::Cli;
 use crate::verdict::Exercise;
 
-/// The environment variable with the instructor's secret seed (a decimal
-/// integer, 0 to 2^64 − 1), read when `--variantes` comes without `--semilla`.
-pub const SECRET_SEED_ENV: &str = "KIT_SEMILLA_SECRETA";
-/// Most variants one run may ask for.
-pub const MAX_VARIANTS: u32 = 50;
+pub use crate::flags::{
+    MAX_VARIANTS, SECRET_SEED_ENV, parse_count, parse_seed, parse_variant_seed,
+};
 /// Orders of a variant: from 50 to 1,500.
 pub const ORDERS: (u64, u64) = (50, 1_500);
 /// Smallest amount of a variant, whole dollars: from 1 to 300.
@@ -199,30 +197,9 @@ impl Plan {
         env: Option<String>,
     ) -> Result<Plan, String> {
         let mut plan = Plan::default();
-        match (count, seed) {
-            (None, Some(_)) => {
-                return Err(
-                    "--semilla solo tiene efecto con --variantes N (cuántas variantes generar)"
-                        .to_string(),
-                );
-            }
-            (None, None) => {}
-            (Some(n), Some(s)) => plan.variants = generate(s, n),
-            (Some(n), None) => {
-                let Some(text) = env.filter(|t| !t.trim().is_empty()) else {
-                    return Err(format!(
-                        "--variantes necesita una semilla: --semilla S, o la variable de entorno {SECRET_SEED_ENV} (la semilla secreta del instructor)"
-                    ));
-                };
-                let s: u64 = text.trim().parse().map_err(|_| {
-                    format!(
-                        "la variable {SECRET_SEED_ENV} debe ser un entero entre 0 y {}; tiene otro valor (no se muestra: es secreta)",
-                        u64::MAX
-                    )
-                })?;
-                plan.variants = generate(s, n);
-                plan.secret = true;
-            }
+        if let Some((master, secret)) = crate::flags::master_seed(count, seed, env)? {
+            plan.variants = generate(master, count.unwrap_or(0));
+            plan.secret = secret;
         }
         for &seed in singles {
             if !plan.variants.iter().any(|v| v.seed == seed) {
@@ -246,42 +223,6 @@ impl Plan {
     pub fn is_empty(&self) -> bool {
         self.variants.is_empty()
     }
-}
-
-/// Parses `--variantes`: an integer from 1 to [`MAX_VARIANTS`].
-///
-/// # Errors
-/// A Spanish explanation clap shows after the flag's name.
-pub fn parse_count(text: &str) -> Result<u32, String> {
-    match text.trim().parse::<u32>() {
-        Ok(n) if (1..=MAX_VARIANTS).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "debe ser un entero entre 1 y {MAX_VARIANTS}; se leyó {text}"
-        )),
-    }
-}
-
-/// Parses a seed (`--semilla`): an integer from 0 to 2^64 − 1.
-///
-/// # Errors
-/// A Spanish explanation.
-pub fn parse_seed(text: &str) -> Result<u64, String> {
-    text.trim()
-        .parse()
-        .map_err(|_| format!("debe ser un entero entre 0 y {}; se leyó {text}", u64::MAX))
-}
-
-/// Parses a variant's own seed (`--variante`): an integer from 0 to 2^32 − 1.
-///
-/// # Errors
-/// A Spanish explanation.
-pub fn parse_variant_seed(text: &str) -> Result<u32, String> {
-    text.trim().parse().map_err(|_| {
-        format!(
-            "debe ser la semilla de una variante, un entero entre 0 y {}; se leyó {text}",
-            u32::MAX
-        )
-    })
 }
 
 #[cfg(test)]

@@ -23,12 +23,14 @@
 //! with `--comprobar-gradescope`, 0 (readable) or 1 (not).
 
 mod diagnostics;
+/// The grader's command-line values and usage errors, shared as source.
+#[path = "../../src/flags.rs"]
+mod flags;
 mod render;
 mod results;
 #[allow(dead_code)]
 #[path = "../../src/rubric.rs"]
 mod rubric;
-mod usage;
 #[allow(dead_code)]
 #[path = "../../src/verdict.rs"]
 mod verdict;
@@ -88,19 +90,19 @@ struct Args {
     rubric: Option<PathBuf>,
     /// Variantes ocultas que se habrían calificado, de 1 a 50; necesitan
     /// --semilla o KIT_SEMILLA_SECRETA (alias: --variants).
-    #[arg(long = "variantes", alias = "variants", value_name = "N", value_parser = usage::parse_count)]
+    #[arg(long = "variantes", alias = "variants", value_name = "N", value_parser = flags::parse_count)]
     variants: Option<u32>,
     /// Semilla de las variantes ocultas (alias: --seed).
-    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = usage::parse_seed)]
+    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = flags::parse_seed)]
     seed: Option<u64>,
     /// Variantes sueltas que se habrían calificado (alias: --variant).
-    #[arg(long = "variante", alias = "variant", value_name = "SEMILLA", value_parser = usage::parse_variant_seed)]
+    #[arg(long = "variante", alias = "variant", value_name = "SEMILLA", value_parser = flags::parse_variant_seed)]
     variant: Vec<u32>,
     /// Carpetas de fixtures extra (alias: --carpeta-fixtures).
     #[arg(long = "fixtures", alias = "carpeta-fixtures", value_name = "CARPETA")]
     fixtures: Vec<PathBuf>,
     /// Aceptada por compatibilidad con el grader; no cambia el informe.
-    #[arg(long = "timeout", alias = "limite", value_name = "SEGUNDOS", allow_negative_numbers = true, value_parser = usage::parse_timeout, hide = true)]
+    #[arg(long = "timeout", alias = "limite", value_name = "SEGUNDOS", allow_negative_numbers = true, value_parser = flags::parse_timeout, hide = true)]
     timeout: Option<Duration>,
     /// Aceptada por compatibilidad con el grader; no cambia el informe.
     #[arg(long = "solutions", alias = "soluciones", hide = true)]
@@ -131,15 +133,15 @@ struct Args {
 fn main() -> ExitCode {
     let args = match Args::try_parse() {
         Ok(a) => a,
-        Err(e) => return usage::clap_error(e),
+        Err(e) => return flags::clap_error(&e),
     };
     if let Some(path) = &args.check {
         return check_results(path);
     }
-    if let Err(message) = usage::check_variants(
+    if let Err(message) = flags::master_seed(
         args.variants,
         args.seed,
-        std::env::var(usage::SECRET_SEED_ENV).ok(),
+        std::env::var(flags::SECRET_SEED_ENV).ok(),
     ) {
         eprintln!("grader: {message}");
         return ExitCode::from(2);

@@ -51,7 +51,7 @@ fn bad_options_are_one_spanish_line_and_status_2_like_the_grader() {
         ),
         (
             &["--timeout", "-1"],
-            "grader: valor inválido para --timeout <SEGUNDOS>: «-1» (debe ser un número de segundos mayor que 0 y a lo sumo 600, p. ej. 5 o 0.5). Usa --help para ver las opciones.",
+            "grader: valor inválido para --timeout <SEGUNDOS>: «-1» (debe ser un número de segundos entre 0.1 y 600, p. ej. 5 o 0.5). Usa --help para ver las opciones.",
         ),
         (
             &["--variantes", "5"],

@@ -1,28 +1,24 @@
-//! Usage errors in the grader's words: `compile-report` takes the grader's
-//! options (`scripts/calificar` passes them through), so a bad option must
-//! fail the same way the grader would — one Spanish line on standard error,
-//! exit status 2 — and not with clap's English message.
+//! Command-line values and usage errors, in the student's language.
 //!
-//! The translator is a copy of `exit_on_clap_error` in `grader/src/cli.rs`
-//! and the value parsers copies of those in `grader/src/cli.rs` and
-//! `grader/src/variants.rs` (this crate cannot link the grader: the grader
-//! links `exercises`, which is what does not compile). `grader/tests/` and
-//! this crate's tests pin the messages of both.
+//! Shared, as source, by the grader and by `grader/compile-report` (which
+//! takes the same options through `scripts/calificar` but cannot link the
+//! grader, because the grader links the student's crate). It depends on
+//! nothing but `std` and `clap`.
 
 use std::error::Error as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// The environment variable with the instructor's secret seed, as in
-/// `grader/src/variants.rs`.
+/// The environment variable with the instructor's secret seed of the hidden
+/// variants. It never reaches the processes that run student code.
 pub const SECRET_SEED_ENV: &str = "KIT_SEMILLA_SECRETA";
-/// Most variants one run may ask for (`--variantes`), as in the grader.
+/// Most hidden variants per exercise one run may ask for (`--variantes`).
 pub const MAX_VARIANTS: u32 = 50;
 
-/// Prints clap's error `e` as the grader does and gives the exit status:
-/// help (`--help`) is printed as is with status 0; anything else is one line,
+/// Prints clap's error `e` in Spanish and gives the exit status: help
+/// (`--help`) is printed as is with status 0; anything else is one line,
 /// `grader: <qué>. Usa --help para ver las opciones.`, with status 2.
-pub fn clap_error(e: clap::Error) -> ExitCode {
+pub fn clap_error(e: &clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(
         e.kind(),
@@ -31,12 +27,15 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::SUCCESS;
     }
-    eprintln!("grader: {}. Usa --help para ver las opciones.", message(&e));
+    eprintln!(
+        "grader: {}. Usa --help para ver las opciones.",
+        clap_message(e)
+    );
     ExitCode::from(2)
 }
 
 /// The Spanish description of a usage error (without prefix or final hint).
-pub fn message(e: &clap::Error) -> String {
+pub fn clap_message(e: &clap::Error) -> String {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     let ctx = |kind| match e.get(kind) {
         Some(ContextValue::String(s)) => s.clone(),
@@ -47,6 +46,10 @@ pub fn message(e: &clap::Error) -> String {
     let arg = ctx(ContextKind::InvalidArg);
     match e.kind() {
         ErrorKind::UnknownArgument => format!("opción desconocida: {arg}"),
+        ErrorKind::InvalidSubcommand => format!(
+            "comando desconocido: {}; los comandos son: escenario, comparar, barrido",
+            ctx(ContextKind::InvalidSubcommand)
+        ),
         ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
             let value = ctx(ContextKind::InvalidValue);
             let allowed = ctx(ContextKind::ValidValue);
@@ -77,43 +80,61 @@ pub fn message(e: &clap::Error) -> String {
     }
 }
 
-/// Checks `--variantes`/`--semilla` as the grader's variant plan does:
-/// `--variantes` needs a seed (`--semilla S`, or the integer in the
-/// environment variable [`SECRET_SEED_ENV`], whose value `env` is), and
-/// `--semilla` needs `--variantes`.
+/// The master seed of the hidden variants: `--semilla`, or the integer in
+/// [`SECRET_SEED_ENV`] (whose value is `env`), with `true` when it came from
+/// there; `None` without `--variantes`.
 ///
 /// # Errors
-/// The grader's Spanish message, for `grader: <mensaje>` and exit status 2.
-pub fn check_variants(
+/// A Spanish message (for exit status 2) when `--variantes` has no seed,
+/// `--semilla` comes without `--variantes`, or the variable is not an
+/// integer (its value is not shown: it is secret).
+pub fn master_seed(
     count: Option<u32>,
     seed: Option<u64>,
     env: Option<String>,
-) -> Result<(), String> {
+) -> Result<Option<(u64, bool)>, String> {
     match (count, seed) {
         (None, Some(_)) => Err(
             "--semilla solo tiene efecto con --variantes N (cuántas variantes generar)".to_string(),
         ),
+        (None, None) => Ok(None),
+        (Some(_), Some(s)) => Ok(Some((s, false))),
         (Some(_), None) => {
             let Some(text) = env.filter(|t| !t.trim().is_empty()) else {
                 return Err(format!(
                     "--variantes necesita una semilla: --semilla S, o la variable de entorno {SECRET_SEED_ENV} (la semilla secreta del instructor)"
                 ));
             };
-            text.trim().parse::<u64>().map(|_| ()).map_err(|_| {
+            let s = text.trim().parse::<u64>().map_err(|_| {
                 format!(
                     "la variable {SECRET_SEED_ENV} debe ser un entero entre 0 y {}; tiene otro valor (no se muestra: es secreta)",
                     u64::MAX
                 )
-            })
+            })?;
+            Ok(Some((s, true)))
         }
-        _ => Ok(()),
     }
+}
+
+/// Parses `--timeout`: seconds, from 0.1 to 600.
+///
+/// # Errors
+/// A Spanish explanation clap shows after the flag's name.
+pub fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("«{text}» no es un número de segundos (p. ej. 5 o 0.5)"))?;
+    if !(0.1..=600.0).contains(&secs) {
+        return Err("debe ser un número de segundos entre 0.1 y 600, p. ej. 5 o 0.5".to_string());
+    }
+    Ok(Duration::from_secs_f64(secs))
 }
 
 /// Parses `--variantes`: an integer from 1 to [`MAX_VARIANTS`].
 ///
 /// # Errors
-/// A Spanish explanation clap shows after the flag's name.
+/// A Spanish explanation.
 pub fn parse_count(text: &str) -> Result<u32, String> {
     match text.trim().parse::<u32>() {
         Ok(n) if (1..=MAX_VARIANTS).contains(&n) => Ok(n),
@@ -123,7 +144,7 @@ pub fn parse_count(text: &str) -> Result<u32, String> {
     }
 }
 
-/// Parses `--semilla`: an integer from 0 to 2^64 − 1.
+/// Parses a seed (`--semilla`): an integer from 0 to 2^64 − 1.
 ///
 /// # Errors
 /// A Spanish explanation.
@@ -133,7 +154,7 @@ pub fn parse_seed(text: &str) -> Result<u64, String> {
         .map_err(|_| format!("debe ser un entero entre 0 y {}; se leyó {text}", u64::MAX))
 }
 
-/// Parses `--variante`: a variant's own seed, an integer from 0 to 2^32 − 1.
+/// Parses a variant's own seed (`--variante`): an integer from 0 to 2^32 − 1.
 ///
 /// # Errors
 /// A Spanish explanation.
@@ -146,64 +167,50 @@ pub fn parse_variant_seed(text: &str) -> Result<u32, String> {
     })
 }
 
-/// Parses `--timeout`: a positive number of seconds, at most 600.
-///
-/// # Errors
-/// A Spanish explanation.
-pub fn parse_timeout(text: &str) -> Result<Duration, String> {
-    let secs: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("«{text}» no es un número de segundos (p. ej. 5 o 0.5)"))?;
-    if !(secs > 0.0 && secs <= 600.0) {
-        return Err(
-            "debe ser un número de segundos mayor que 0 y a lo sumo 600, p. ej. 5 o 0.5"
-                .to_string(),
-        );
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn variants_need_a_seed_and_a_seed_needs_variants() {
-        assert_eq!(check_variants(None, None, None), Ok(()));
-        assert_eq!(check_variants(Some(5), Some(3), None), Ok(()));
-        assert_eq!(check_variants(Some(5), None, Some(" 42 ".into())), Ok(()));
-        let missing = check_variants(Some(5), None, None).unwrap_err();
+        assert_eq!(master_seed(None, None, None), Ok(None));
+        assert_eq!(master_seed(Some(5), Some(3), None), Ok(Some((3, false))));
+        assert_eq!(
+            master_seed(Some(5), None, Some(" 42 ".into())),
+            Ok(Some((42, true)))
+        );
+        let missing = master_seed(Some(5), None, None).unwrap_err();
         assert!(
             missing.starts_with("--variantes necesita una semilla: --semilla S, o la variable de entorno KIT_SEMILLA_SECRETA"),
             "{missing}"
         );
-        assert_eq!(
-            check_variants(Some(5), None, Some("  ".into())),
-            Err(missing)
-        );
-        let bad = check_variants(Some(5), None, Some("secreto".into())).unwrap_err();
+        assert_eq!(master_seed(Some(5), None, Some("  ".into())), Err(missing));
+        let bad = master_seed(Some(5), None, Some("secreto".into())).unwrap_err();
         assert!(bad.contains("KIT_SEMILLA_SECRETA") && !bad.contains("secreto"));
         assert_eq!(
-            check_variants(None, Some(3), None).unwrap_err(),
+            master_seed(None, Some(3), None).unwrap_err(),
             "--semilla solo tiene efecto con --variantes N (cuántas variantes generar)"
         );
     }
 
     #[test]
-    fn values_are_checked_like_the_grader_does() {
+    fn values_are_checked_with_spanish_messages() {
         assert_eq!(parse_count("50"), Ok(50));
         assert_eq!(
             parse_count("0").unwrap_err(),
             "debe ser un entero entre 1 y 50; se leyó 0"
         );
         assert!(parse_count("51").is_err());
-        assert_eq!(parse_seed("18446744073709551615"), Ok(u64::MAX));
-        assert!(parse_seed("-1").is_err());
+        assert_eq!(parse_seed(" 7 "), Ok(7));
+        assert!(
+            parse_seed("-1")
+                .unwrap_err()
+                .starts_with("debe ser un entero entre 0 y")
+        );
         assert_eq!(parse_variant_seed("4294967295"), Ok(u32::MAX));
         assert!(parse_variant_seed("4294967296").is_err());
         assert_eq!(parse_timeout("0.5"), Ok(Duration::from_millis(500)));
-        assert!(parse_timeout("0").is_err() && parse_timeout("601").is_err());
+        assert!(parse_timeout("0.05").is_err() && parse_timeout("601").is_err());
         assert!(parse_timeout("cinco").unwrap_err().contains("«cinco»"));
     }
 }
