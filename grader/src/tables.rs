@@ -114,39 +114,30 @@ fn fleet(out: &mut String, scenario: &Scenario, runs: &ScenarioRuns) {
         "Cobro correcto (intencion)",
         scenario.order_count()
     );
-    let b = &runs.before;
-    out.push_str("  SIN idempotencia:\n");
-    count(out, "intentos totales al server", b.attempts);
-    count(out, "cargos en el ledger", b.reconciliation.charges);
-    count(
-        out,
-        "ordenes cobradas 2+ veces",
-        b.reconciliation.orders_charged_twice_or_more,
-    );
-    money(out, "TOTAL COBRADO", b.reconciliation.charged);
-    overcharge(out, b);
-    let a = &runs.after;
-    out.push_str("\n  CON idempotency_key:\n");
-    count(out, "intentos totales al server", a.attempts);
-    count(out, "ejecuciones reales del cobro", a.executions);
-    count(out, "cargos en el ledger", a.reconciliation.charges);
-    count(
-        out,
-        "ordenes cobradas 2+ veces",
-        a.reconciliation.orders_charged_twice_or_more,
-    );
-    money(out, "TOTAL COBRADO", a.reconciliation.charged);
-    overcharge(out, a);
+    world(out, "SIN idempotencia:", &runs.before, false);
+    out.push('\n');
+    // Only the world with keys tells executions apart from attempts.
+    world(out, "CON idempotency_key:", &runs.after, true);
     if let Some(k) = &runs.key_per_attempt {
-        out.push_str("\n  CON key por intento (leccion 3):\n");
-        count(out, "intentos totales al server", k.attempts);
-        count(out, "cargos en el ledger", k.reconciliation.charges);
-        count(
-            out,
-            "ordenes cobradas 2+ veces",
-            k.reconciliation.orders_charged_twice_or_more,
-        );
-        money(out, "TOTAL COBRADO", k.reconciliation.charged);
-        overcharge(out, k);
+        out.push('\n');
+        world(out, "CON key por intento (leccion 3):", k, false);
     }
+}
+
+/// One world's block of the fleet table, as lesson 2 lays it out.
+fn world(out: &mut String, heading: &str, w: &WorldRun, executions: bool) {
+    let r = &w.reconciliation;
+    let _ = writeln!(out, "  {heading}");
+    count(out, "intentos totales al server", w.attempts);
+    if executions {
+        count(out, "ejecuciones reales del cobro", w.executions);
+    }
+    count(out, "cargos en el ledger", r.charges);
+    count(
+        out,
+        "ordenes cobradas 2+ veces",
+        r.orders_charged_twice_or_more,
+    );
+    money(out, "TOTAL COBRADO", r.charged);
+    overcharge(out, w);
 }
