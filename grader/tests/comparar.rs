@@ -2,24 +2,9 @@
 //! loss-rate sweep, pinned to the lesson's figures and kept as insta
 //! snapshots (`grader/tests/snapshots/`).
 
-use std::process::{Command, Output};
+mod informes;
 
-fn grader(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grader"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("KIT_GRADER_CHECK")
-        .output()
-        .expect("the grader runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use informes::{grader, stderr, stdout};
 
 #[cfg(feature = "solutions")]
 mod with_solutions {

@@ -1,5 +1,6 @@
-//! Helpers shared by the report tests (`formatos.rs`, `variantes.rs`): run
-//! the grader binary, and check a report's structure against its format.
+//! Helpers shared by the tests that run the grader binary (`cli.rs`,
+//! `comparar.rs`, `formatos.rs`, `variantes.rs`, …): run it, and check a
+//! report's structure against its format.
 
 // Each test target uses part of this module.
 #![allow(dead_code)]
