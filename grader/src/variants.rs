@@ -16,7 +16,9 @@
 //! that one variant again without revealing S. Child processes rebuild the
 //! same variants from the same arguments and environment.
 
-use sim::{Scenario, Stream, StreamKind};
+use sim::{Stream, StreamKind};
+
+use crate::fixture::Scenario;
 
 use crate::cli::Cli;
 use crate::verdict::Exercise;
@@ -111,7 +113,7 @@ impl Variant {
             self.p_response_lost(),
             self.max_attempts
         );
-        s.key_seed = self.key_seed;
+        s.fleet.key_seed = self.key_seed;
         s.show_key_per_attempt = true;
         s
     }
@@ -239,9 +241,9 @@ mod tests {
             assert!((1..=60).contains(&v.p_hundredths));
             assert!((1..=6).contains(&v.max_attempts));
             let s = v.scenario();
-            assert_eq!(s.order_count(), v.orders);
-            assert_eq!(s.p_response_lost(), Some(v.p_response_lost()));
-            assert_eq!(s.stream, StreamKind::Chacha);
+            assert_eq!(s.fleet.order_count(), v.orders);
+            assert_eq!(s.fleet.p_response_lost(), Some(v.p_response_lost()));
+            assert_eq!(s.fleet.stream, StreamKind::Chacha);
         }
     }
 

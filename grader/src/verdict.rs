@@ -109,6 +109,11 @@ pub enum Verdict {
         /// What happened, in Spanish.
         what: String,
     },
+    /// The code did not compile: no check could run.
+    NotCompiled {
+        /// The compiler's first errors, paths relative to the repository.
+        errors: Vec<String>,
+    },
 }
 
 impl Verdict {
@@ -157,6 +162,13 @@ impl Verdict {
                 *limit_ms as f64 / 1000.0
             )],
             Verdict::Crashed { what } => vec![format!("el proceso murió: {what}")],
+            Verdict::NotCompiled { errors } => {
+                let mut lines = vec![
+                    "tu código no compila; el primer error del compilador:".to_string(),
+                ];
+                lines.extend(errors.first().into_iter().flat_map(|e| e.lines().map(str::to_string)));
+                lines
+            }
         }
     }
 }

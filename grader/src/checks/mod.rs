@@ -6,8 +6,8 @@ pub mod reconciliation;
 pub mod scenario;
 pub mod server;
 
-use sim::{Kit, Scenario};
-
+use crate::fixture::Scenario;
+use crate::runner::Execute;
 use crate::verdict::{Exercise, Verdict};
 
 /// What a check runs.
@@ -23,7 +23,7 @@ pub enum CheckTarget {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Check {
     /// Stable id, `exercise/name` (`cobro/replay-devuelve-lo-guardado`,
-    /// `cobro/flota-1000`): rubrics and the child process refer to it.
+    /// `cobro/flota-1000`): rubrics refer to it.
     pub id: String,
     /// The exercise it grades.
     pub exercise: Exercise,
@@ -85,15 +85,16 @@ impl Catalog {
         self.checks.iter().find(|c| c.id == id)
     }
 
-    /// Runs `check` against `K`, in this process (panics propagate).
-    pub fn run<K: Kit>(&self, check: &Check) -> Verdict {
-        match (check.exercise, check.target) {
-            (Exercise::Cobro, CheckTarget::Fixed(id)) => server::run::<K>(id),
-            (Exercise::Cliente, CheckTarget::Fixed(id)) => client::run::<K>(id),
-            (Exercise::Reconciliacion, CheckTarget::Fixed(id)) => reconciliation::run::<K>(id),
+    /// Runs `check` against the implementation behind `h`.
+    pub fn run(&self, h: &dyn Execute, check: &Check) -> Verdict {
+        let result = match (check.exercise, check.target) {
+            (Exercise::Cobro, CheckTarget::Fixed(id)) => server::run(h, id),
+            (Exercise::Cliente, CheckTarget::Fixed(id)) => client::run(h, id),
+            (Exercise::Reconciliacion, CheckTarget::Fixed(id)) => reconciliation::run(h, id),
             (exercise, CheckTarget::Scenario(i)) => {
-                scenario::run::<K>(exercise, &self.scenarios[i])
+                scenario::run(h, exercise, &self.scenarios[i])
             }
-        }
+        };
+        result.err().unwrap_or(Verdict::Passed)
     }
 }
