@@ -44,6 +44,7 @@ pub fn harness(cli: &Cli, which: Implementation) -> Result<HarnessProcess, Cause
     let program = build::harness(&paths::repo_root(), which)?;
     Ok(HarnessProcess {
         program,
+        args: Vec::new(),
         limits: TimeLimits::new(cli.timeout),
         sandbox: Sandbox::detect(),
     })

@@ -47,6 +47,7 @@ fn case(row: &Row) -> TestCase {
                 Verdict::Pending { .. } => (NonSuccessKind::Failure, "pendiente"),
                 Verdict::Panicked { .. } => (NonSuccessKind::Error, "panico"),
                 Verdict::TimedOut { .. } => (NonSuccessKind::Error, "limite-de-tiempo"),
+                Verdict::NotCompiled { .. } => (NonSuccessKind::Error, "no-compila"),
                 _ => (NonSuccessKind::Error, "proceso-caido"),
             };
             let mut s = TestCaseStatus::non_success(kind);

@@ -68,6 +68,8 @@ pub fn harness(root: &Path, which: Implementation) -> Result<PathBuf, Cause> {
     let mut cmd = Command::new(cargo);
     cmd.current_dir(root)
         .args(["build", "--quiet", "--message-format=json", "-p", "harness"])
+        // The harness in the judge's own profile: `--release` for benchmarks.
+        .args(cfg!(not(debug_assertions)).then_some("--release"))
         .args(["--bin", which.binary()])
         .args(["--no-default-features", "--features", which.feature()])
         .env_clear()

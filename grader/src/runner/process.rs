@@ -58,6 +58,9 @@ impl TimeLimits {
 pub struct HarnessProcess {
     /// The harness executable that cargo built.
     pub program: PathBuf,
+    /// Its arguments (none for the kit's harness; tests that make their own
+    /// test binary a harness pass one).
+    pub args: Vec<std::ffi::OsString>,
     /// Time limits.
     pub limits: TimeLimits,
     /// The unprivileged identity, when grading as root.
@@ -134,6 +137,7 @@ impl HarnessProcess {
 
     fn spawn(&self) -> std::io::Result<Child> {
         let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args);
         // Nothing of the judge's environment (a secret seed, tokens) reaches
         // the implementation.
         cmd.env_clear()
