@@ -158,7 +158,7 @@ impl Verdict {
                 vec![format!("pánico en {location}: {message}")]
             }
             Verdict::TimedOut { limit_ms } => vec![format!(
-                "no terminó en {} s y se detuvo (¿un bucle infinito? ¿un reintento que nunca se rinde?); cambia el límite con --timeout",
+                "no terminó en {} s y se detuvo: busca un bucle que no avanza o un reintento que nunca se rinde (el límite crece con el trabajo de la verificación)",
                 *limit_ms as f64 / 1000.0
             )],
             Verdict::Crashed { what } => vec![format!("el proceso murió: {what}")],

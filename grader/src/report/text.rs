@@ -79,6 +79,14 @@ pub fn render(sheet: &Sheet) -> String {
                 for line in row.verdict.explanation().iter().chain(&row.notes) {
                     let _ = writeln!(out, "      {line}");
                 }
+                if matches!(row.verdict, Verdict::TimedOut { .. }) {
+                    // Only where the student runs the grader: Gradescope
+                    // and JUnit reports come from a command they cannot change.
+                    let _ = writeln!(
+                        out,
+                        "      si tu código es correcto pero lento, sube el mínimo con --timeout SEGUNDOS"
+                    );
+                }
             }
         }
         let _ = writeln!(
