@@ -3,8 +3,8 @@
 //! expected curve. Drawn with plotters' pure-SVG backend (no system
 //! libraries, no fonts: the browser lays out the text).
 
-use plotters::prelude::*;
 use crate::fixture::Scenario;
+use plotters::prelude::*;
 
 use crate::sweep::{self, SweepPoint};
 

@@ -87,7 +87,11 @@ pub struct Worlds {
 ///
 /// # Errors
 /// Why a world gave no answer (the "before" world's first).
-pub fn run_worlds(h: &dyn Execute, scenario: &Scenario, progress: &Progress) -> Result<Worlds, Verdict> {
+pub fn run_worlds(
+    h: &dyn Execute,
+    scenario: &Scenario,
+    progress: &Progress,
+) -> Result<Worlds, Verdict> {
     let fleet = &scenario.fleet;
     let (tx, rx) = mpsc::channel();
     let mut answers: [Option<Result<WorldRun, Verdict>>; 2] = [None, None];
@@ -108,9 +112,8 @@ pub fn run_worlds(h: &dyn Execute, scenario: &Scenario, progress: &Progress) -> 
             }
         }
     });
-    let [before, after] = answers.map(|a| {
-        a.unwrap_or_else(|| Err(runner::unexpected("falta la respuesta de un mundo")))
-    });
+    let [before, after] = answers
+        .map(|a| a.unwrap_or_else(|| Err(runner::unexpected("falta la respuesta de un mundo"))));
     Ok(Worlds {
         before: WorldFigures::of(&before?),
         after: WorldFigures::of(&after?),

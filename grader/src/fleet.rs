@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
 use crate::fixture::{MAX_AMOUNT_DOLLARS, MAX_ATTEMPTS, MAX_ORDERS};
+use clap::Args;
 use sim::{LossSpec, OrdersSpec, StreamKind};
 
 use crate::fixture::Scenario;
@@ -266,8 +266,8 @@ mod tests {
         };
         apply(&mut s, &flags).unwrap();
         let fleet = Scenario::fleet("x", 5, (10, 500), 0.15, 4, 7, sim::StreamKind::Cpython);
-        assert_eq!(s.fleet.orders, fleet.orders);
-        assert_eq!(s.fleet.losses, fleet.losses);
+        assert_eq!(s.fleet.orders, fleet.fleet.orders);
+        assert_eq!(s.fleet.losses, fleet.fleet.losses);
         assert_eq!(s.fleet.key_seed, 7);
     }
 

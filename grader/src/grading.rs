@@ -85,7 +85,14 @@ pub fn not_compiled(catalog: &Catalog, target: &'static str, cause: &Cause) -> G
         results: catalog
             .checks
             .iter()
-            .map(|c| (c.clone(), Verdict::NotCompiled { errors: errors.clone() }))
+            .map(|c| {
+                (
+                    c.clone(),
+                    Verdict::NotCompiled {
+                        errors: errors.clone(),
+                    },
+                )
+            })
             .collect(),
     }
 }

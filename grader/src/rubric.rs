@@ -17,7 +17,6 @@
 //! `--variantes` raises it by the pools and `--ejercicio` lowers it to that
 //! exercise's share.
 
-
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};

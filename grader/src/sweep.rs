@@ -6,8 +6,8 @@ use std::fmt::Write;
 
 use clap::Args;
 use serde_json::json;
-use sim::money::group_thousands;
 use sim::Money;
+use sim::money::group_thousands;
 
 use crate::fixture::Scenario;
 

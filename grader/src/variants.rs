@@ -89,6 +89,11 @@ impl Variant {
         format!("{NAME_PREFIX}{}", self.seed)
     }
 
+    /// The name of its model-based checks, `variante-SEMILLA-modelo`.
+    pub fn model_check_name(&self) -> String {
+        format!("{}-{}", self.name(), crate::checks::MODEL)
+    }
+
     /// The loss probability.
     pub fn p_response_lost(&self) -> f64 {
         f64::from(self.p_hundredths) / 100.0
@@ -216,9 +221,12 @@ impl Plan {
         self.variants.iter().map(Variant::scenario).collect()
     }
 
-    /// The variant whose scenario is called `name`, if any.
+    /// The variant whose scenario or model-based check is called `name`, if
+    /// any.
     pub fn find(&self, name: &str) -> Option<&Variant> {
-        self.variants.iter().find(|v| v.name() == name)
+        self.variants
+            .iter()
+            .find(|v| v.name() == name || v.model_check_name() == name)
     }
 
     /// Whether the plan has no variant.

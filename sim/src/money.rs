@@ -18,7 +18,17 @@ use std::ops::{Add, AddAssign, Mul, Sub};
 /// depuración (debug), como cualquier `i64`; el límite está en ±92 mil
 /// billones de dólares, así que con los límites de los fixtures nunca ocurre.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
 )]
 #[serde(transparent)]
 pub struct Money(i64);

@@ -2,7 +2,9 @@
 //! its recorded calls are replayed through the judge's model server.
 
 use protocol::Call;
-use sim::{ChargeId, ChargeOutcome, Delivery, Fleet, IdempotencyKey, Money, Order, OrderId, Payments};
+use sim::{
+    ChargeId, ChargeOutcome, Delivery, Fleet, IdempotencyKey, Money, Order, OrderId, Payments,
+};
 
 use crate::runner::{self, Execute};
 use crate::spy::SpyServer;
@@ -282,7 +284,10 @@ fn distinct_operations(h: &dyn Execute) -> Result<(), Verdict> {
         .iter()
         .filter_map(|r| r.calls.first().map(|c| c.key))
         .collect();
-    let confirmed = runs.iter().filter(|r| r.outcome.confirmed.is_some()).count();
+    let confirmed = runs
+        .iter()
+        .filter(|r| r.outcome.confirmed.is_some())
+        .count();
     let distinct = first_keys.len() == 3
         && first_keys[0] != first_keys[1]
         && first_keys[0] != first_keys[2]

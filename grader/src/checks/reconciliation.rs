@@ -122,7 +122,7 @@ pub fn explain(
 /// Like [`explain`], for a case whose `orders` are known too: also names the
 /// mistakes that only the orders reveal (rows of unknown orders, partial
 /// charges).
-fn explain_case(
+pub(crate) fn explain_case(
     orders: &[Order],
     ledger: &[LedgerEntry],
     want: &Reconciliation,
@@ -409,7 +409,9 @@ fn per_order(h: &dyn Execute) -> Result<(), Verdict> {
         overcharge_pct: Percent::of(Money::from_dollars(600), Money::from_dollars(1100)),
         ..Reconciliation::default()
     };
-    compare(h, "órdenes 1 y 4 cobradas dos veces con keys distintas, órdenes 2 y 3 con una key compartida",
+    compare(
+        h,
+        "órdenes 1 y 4 cobradas dos veces con keys distintas, órdenes 2 y 3 con una key compartida",
         &orders,
         &ledger,
         want,
@@ -455,7 +457,8 @@ fn per_order(h: &dyn Execute) -> Result<(), Verdict> {
         overcharge_pct: Percent::of(big, intended),
         ..Reconciliation::default()
     };
-    compare(h, 
+    compare(
+        h,
         "órdenes de $123.45, $20,000,000 y $20,000,000, la segunda cobrada dos veces con keys distintas (totales de más de i32::MAX centavos)",
         &orders,
         &ledger,
@@ -480,7 +483,9 @@ fn no_netting(h: &dyn Execute) -> Result<(), Verdict> {
         overcharge_pct: Percent::of(Money::from_dollars(500), Money::from_dollars(1000)),
         ..Reconciliation::default()
     };
-    compare(h, "orden 1 ($500) cobrada dos veces, orden 2 ($500) nunca",
+    compare(
+        h,
+        "orden 1 ($500) cobrada dos veces, orden 2 ($500) nunca",
         &orders,
         &ledger,
         want,
@@ -508,7 +513,8 @@ fn no_netting(h: &dyn Execute) -> Result<(), Verdict> {
         overcharge_pct: Percent::of(Money::from_dollars(300), Money::from_dollars(1000)),
         ..Reconciliation::default()
     };
-    compare(h, 
+    compare(
+        h,
         "orden 1 ($500) cobrada una vez por $200, orden 2 ($300) cobrada $300 + $100, orden 3 ($200) cobrada dos veces",
         &orders,
         &ledger,
@@ -529,7 +535,8 @@ fn percentage(h: &dyn Execute) -> Result<(), Verdict> {
         overcharge_pct: Percent::of(Money::from_dollars(600), Money::from_dollars(1000)),
         ..Reconciliation::default()
     };
-    compare(h, 
+    compare(
+        h,
         "intención $1,000, orden 1 ($600) cobrada dos veces",
         &orders,
         &ledger,
@@ -552,7 +559,8 @@ fn unknown_orders(h: &dyn Execute) -> Result<(), Verdict> {
         undercharge: Money::from_dollars(300),
         ..Reconciliation::default()
     };
-    compare(h, 
+    compare(
+        h,
         "orden 1 ($500) cobrada una vez, orden 2 ($300) nunca, y dos filas de $70 para la orden 99, que no existe",
         &orders,
         &ledger,

@@ -124,7 +124,10 @@ fn client(h: &dyn Execute, scenario: &Scenario, e: &Expected) -> Result<(), Verd
     let name = describe_scenario(scenario);
     let (runs, attempts) = runner::client(h, &scenario.fleet, None)?;
     let per_order: Vec<u32> = runs.iter().map(|r| r.outcome.attempts).collect();
-    let unconfirmed = runs.iter().filter(|r| r.outcome.confirmed.is_none()).count() as u64;
+    let unconfirmed = runs
+        .iter()
+        .filter(|r| r.outcome.confirmed.is_none())
+        .count() as u64;
     for (idempotent, want, world) in [
         (true, &e.after, "CON idempotency_key"),
         (false, &e.before, "SIN idempotencia"),

@@ -81,7 +81,7 @@ fn results(p: &Played) -> Vec<ChargeResult> {
 }
 
 /// Plays `calls` against the model: lesson 2's server.
-fn play<P: Payments>(server: &mut P, calls: &[Call]) -> Played {
+pub(crate) fn play<P: Payments>(server: &mut P, calls: &[Call]) -> Played {
     let answers = calls
         .iter()
         .map(|c| Answered {
@@ -104,11 +104,11 @@ pub fn describe_ledger(ledger: &[LedgerEntry]) -> String {
     format!("{} fila(s): [{}]", ledger.len(), rows.join("; "))
 }
 
-fn describe_row(r: &LedgerEntry) -> String {
+pub(crate) fn describe_row(r: &LedgerEntry) -> String {
     format!("{} {} {} {}", r.charge_id, r.order_id, r.amount, r.key)
 }
 
-fn describe_result(r: &ChargeResult) -> String {
+pub(crate) fn describe_result(r: &ChargeResult) -> String {
     // The lesson's own word for the status: `"status": "captured"`.
     let status = match r.status {
         ChargeStatus::Captured => "captured",
@@ -246,7 +246,7 @@ const DEDUPLICATED_BY_CONTENT: &str = "dos keys distintas con el mismo contenido
 
 /// Names the mistake behind a wrong answer, from the first call where `got`
 /// parts from `want`; `None` when it matches none of the known mistakes.
-fn diagnose(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Option<String> {
+pub(crate) fn diagnose(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Option<String> {
     if idempotent {
         if got.ledger.is_empty() && !want.ledger.is_empty() {
             return Some(REMEMBERED_WITHOUT_CHARGING.to_string());
@@ -482,8 +482,7 @@ fn distinct_keys_charge(h: &dyn Execute) -> Result<(), Verdict> {
     ];
     check_script(h, true, &same_content, hint)?;
     let (a, b) = (call(KA, 3, dollars(200)), call(KB, 4, dollars(700)));
-    check_script(
-        h,true, &[a, b, b, a], hint)
+    check_script(h, true, &[a, b, b, a], hint)
 }
 
 #[cfg(test)]
@@ -506,7 +505,7 @@ mod tests {
         let calls = [k1, k1, k1, k2, k2, call(K2, 2, dollars(999)), k1];
         let want = play(&mut SpyServer::new(true), &calls);
         let (one, two) = (captured(1, 500), captured(2, 300));
-        assert_eq!(results(want), [one, one, one, two, two, two, one]);
+        assert_eq!(results(&want), [one, one, one, two, two, two, one]);
         assert_eq!(want.ledger.len(), 2);
         assert_eq!(
             describe_calls(&calls),
@@ -522,7 +521,7 @@ mod tests {
         let want = play(&mut SpyServer::new(true), &[a, b, b, a]);
         assert_eq!(KA.0 as u32, KB.0 as u32);
         assert_eq!(
-            results(want),
+            results(&want),
             [
                 captured(1, 200),
                 captured(2, 700),

@@ -5,18 +5,17 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Args;
 use crate::fixture::Scenario;
+use clap::Args;
 
 use crate::cli::Cli;
 use crate::commands;
-use crate::runner::build::Implementation;
 use crate::comparison;
 use crate::fleet::{self, FleetArgs};
 use crate::progress::Progress;
+use crate::runner::build::Implementation;
 use crate::sweep::{self, SweepPoint, SweepRange};
 use crate::{chart, output, paths};
-
 
 /// `barrido`'s arguments.
 #[derive(Args, Debug, Clone)]

@@ -4,17 +4,16 @@
 
 use std::process::ExitCode;
 
-use clap::Args;
 use crate::fixture::Scenario;
+use clap::Args;
 
 use crate::cli::Cli;
 use crate::commands;
-use crate::runner::build::Implementation;
 use crate::comparison::{self, Worlds};
 use crate::fleet::{self, FleetArgs};
 use crate::output;
 use crate::progress::Progress;
-
+use crate::runner::build::Implementation;
 
 /// `comparar`'s arguments.
 #[derive(Args, Debug, Clone, Default)]

@@ -14,8 +14,8 @@ use crate::runner::build::Implementation;
 use crate::runner::{self, Execute};
 use crate::tables::{self, ScenarioRuns};
 use crate::verdict::Verdict;
-use protocol::ClientKind;
 use crate::{output, paths};
+use protocol::ClientKind;
 
 /// `escenario [NOMBRE]`: prints the table of one scenario (all when `name` is
 /// `None`) run with the chosen implementation in harness processes; for

@@ -32,7 +32,8 @@ pub fn run(cli: &Cli) -> ExitCode {
         Err(message) => return usage_failure(&message),
     };
     scenarios.extend(plan.scenarios());
-    let catalog = Catalog::new(scenarios, &exercises(cli));
+    let mut catalog = Catalog::new(scenarios, &exercises(cli));
+    catalog.add_model_variants(&plan.variants);
     let which = match implementation(cli) {
         Ok(w) => w,
         Err(code) => return code,
@@ -50,9 +51,7 @@ pub fn run(cli: &Cli) -> ExitCode {
     let graded = match harness(cli, which) {
         Ok(h) => {
             let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-            let graded = grading::grade(&catalog, &h, which.crate_name(), workers);
-            h.kill_leftovers();
-            graded
+            grading::grade(&catalog, &h, which.crate_name(), workers)
         }
         Err(cause) => grading::not_compiled(&catalog, which.crate_name(), &cause),
     };

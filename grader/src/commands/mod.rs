@@ -26,7 +26,11 @@ pub fn implementation(cli: &Cli) -> Result<Implementation, ExitCode> {
     if !cli.solutions {
         return Ok(Implementation::Exercises);
     }
-    if !paths::repo_root().join("solutions").join("Cargo.toml").is_file() {
+    if !paths::repo_root()
+        .join("solutions")
+        .join("Cargo.toml")
+        .is_file()
+    {
         eprintln!(
             "grader: esta copia del kit no incluye solutions/ (es la plantilla del estudiante)."
         );
@@ -41,12 +45,21 @@ pub fn implementation(cli: &Cli) -> Result<Implementation, ExitCode> {
 /// # Errors
 /// Why the harness could not be built (the compiler's first errors).
 pub fn harness(cli: &Cli, which: Implementation) -> Result<HarnessProcess, Cause> {
-    let program = build::harness(&paths::repo_root(), which)?;
+    let built = build::harness(&paths::repo_root(), which)?;
+    // A private copy, taken right after the build: another copy of the kit
+    // built into the same target folder (several submissions graded with one
+    // CARGO_TARGET_DIR) cannot swap the binary under this run.
+    let owned = std::env::temp_dir().join(format!("kit-harness-bin-{}", std::process::id()));
+    let program = owned.join(which.binary());
+    std::fs::create_dir_all(&owned)
+        .and_then(|()| std::fs::copy(&built, &program))
+        .map_err(|e| Cause::Other(format!("no se pudo copiar el harness compilado: {e}")))?;
     Ok(HarnessProcess {
         program,
         args: Vec::new(),
         limits: TimeLimits::new(cli.timeout),
         sandbox: Sandbox::detect(),
+        owned: Some(owned),
     })
 }
 

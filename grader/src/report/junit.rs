@@ -44,6 +44,7 @@ fn case(row: &Row) -> TestCase {
         verdict => {
             let (kind, ty) = match verdict {
                 Verdict::Failed { .. } => (NonSuccessKind::Failure, "incorrecto"),
+                Verdict::Counterexample { .. } => (NonSuccessKind::Failure, "contraejemplo"),
                 Verdict::Pending { .. } => (NonSuccessKind::Failure, "pendiente"),
                 Verdict::Panicked { .. } => (NonSuccessKind::Error, "panico"),
                 Verdict::TimedOut { .. } => (NonSuccessKind::Error, "limite-de-tiempo"),

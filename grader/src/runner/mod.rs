@@ -66,7 +66,9 @@ pub fn charges(exec: &dyn Execute, idempotent: bool, calls: &[Call]) -> Result<P
 pub fn played(o: Observation) -> Result<Played, Verdict> {
     match o {
         Observation::Charges { answers, ledger } => Ok(Played { answers, ledger }),
-        _ => Err(unexpected("se esperaban las respuestas de un guion de cobros")),
+        _ => Err(unexpected(
+            "se esperaban las respuestas de un guion de cobros",
+        )),
     }
 }
 

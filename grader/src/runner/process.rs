@@ -49,12 +49,14 @@ impl TimeLimits {
     /// The limit of `job`.
     pub fn of(&self, job: &Job) -> Duration {
         let units = u32::try_from(job.work()).unwrap_or(u32::MAX);
-        self.floor.saturating_add(self.per_unit.saturating_mul(units))
+        self.floor
+            .saturating_add(self.per_unit.saturating_mul(units))
     }
 }
 
-/// Starts a harness executable for each list of jobs.
-#[derive(Clone, Debug)]
+/// Starts a harness executable for each list of jobs. Dropping it ends the
+/// run ([`HarnessProcess::finish`]).
+#[derive(Debug)]
 pub struct HarnessProcess {
     /// The harness executable that cargo built.
     pub program: PathBuf,
@@ -65,6 +67,9 @@ pub struct HarnessProcess {
     pub limits: TimeLimits,
     /// The unprivileged identity, when grading as root.
     pub sandbox: Option<Sandbox>,
+    /// A private folder holding `program` (a copy of what cargo built),
+    /// removed when the run ends.
+    pub owned: Option<PathBuf>,
 }
 
 impl Execute for HarnessProcess {
@@ -126,14 +131,28 @@ impl Execute for HarnessProcess {
 }
 
 impl HarnessProcess {
-    /// Kills whatever harness processes left running outside their process
-    /// group (in the sandbox: every process of the unprivileged user). Call
-    /// when no job is running.
-    pub fn kill_leftovers(&self) {
+    /// Ends the run: kills whatever harness processes left running outside
+    /// their process group (in the sandbox: every process of the
+    /// unprivileged user) and removes the sandbox's scratch folder. Call when
+    /// no job is running any more.
+    pub fn finish(&self) {
         if let Some(s) = &self.sandbox {
             s.kill_leftovers();
+            let _ = std::fs::remove_dir_all(&s.scratch);
+        }
+        if let Some(dir) = &self.owned {
+            let _ = std::fs::remove_dir_all(dir);
         }
     }
+}
+
+impl Drop for HarnessProcess {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+impl HarnessProcess {
 
     fn spawn(&self) -> std::io::Result<Child> {
         let mut cmd = Command::new(&self.program);
@@ -147,6 +166,7 @@ impl HarnessProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if let Some(s) = &self.sandbox {
+            s.prepare_scratch()?;
             cmd.current_dir(&s.scratch);
         }
         let sandbox = self.sandbox.clone();

@@ -1,6 +1,7 @@
 //! Where the harness runs when grading is for real. When the judge runs as
 //! root (Gradescope, a CI container), every harness process drops to an
-//! unprivileged user (`nobody`), gets a new, empty network namespace where
+//! unprivileged user of its own (no name, uid 100000 + the judge's pid;
+//! `nobody` where that is not possible), gets a new, empty network namespace where
 //! the container allows one, a scratch directory as its only writable place,
 //! and limits on processes and file size; everything it leaves running is
 //! killed. Not root (a student's laptop), the same code path runs without the
@@ -19,14 +20,15 @@ use nix::unistd::{Gid, Uid, User};
 pub const MEMORY_BYTES: u64 = 2 << 30;
 /// The largest file a harness process may write: 64 MiB.
 pub const FILE_BYTES: u64 = 64 << 20;
-/// Processes the unprivileged user may have at once (all harnesses
-/// together): enough for the harnesses, not for a fork bomb.
+/// Processes the unprivileged user may have at once (all of the run's
+/// harnesses together): enough for them, not for a fork bomb.
 pub const PROCESSES: u64 = 64;
 
-/// The unprivileged identity harness processes run as.
+/// The unprivileged identity harness processes run as: a user of this run's
+/// own (or `nobody`).
 #[derive(Clone, Debug)]
 pub struct Sandbox {
-    /// The user (`nobody`).
+    /// The user.
     pub uid: Uid,
     /// Its group.
     pub gid: Gid,
@@ -49,27 +51,48 @@ impl Sandbox {
         if !Uid::effective().is_root() {
             return None;
         }
-        let user = User::from_name("nobody").ok().flatten()?;
+        // A user of this run's own, without a name (100000 + the judge's
+        // pid): killing its leftovers never touches another grading run's
+        // harnesses, and the process limit is this run's. Where such a user
+        // cannot be used (a user namespace that does not map it), `nobody`.
+        let own = 100_000u32.checked_add(std::process::id())?;
+        let (uid, gid) = if can_become(Uid::from_raw(own), Gid::from_raw(own)) {
+            (Uid::from_raw(own), Gid::from_raw(own))
+        } else {
+            let nobody = User::from_name("nobody").ok().flatten()?;
+            (nobody.uid, nobody.gid)
+        };
         let scratch = std::env::temp_dir().join(format!("kit-harness-{}", std::process::id()));
-        std::fs::create_dir_all(&scratch).ok()?;
-        nix::unistd::chown(&scratch, Some(user.uid), Some(user.gid)).ok()?;
-        std::fs::set_permissions(&scratch, std::fs::Permissions::from_mode(0o700)).ok()?;
         let network_isolated = probe_network_namespace();
         if !network_isolated {
             eprintln!(
                 "grader: este contenedor no permite un espacio de red nuevo (unshare); el código del estudiante corre sin aislamiento de red."
             );
         }
-        Some(Sandbox {
-            uid: user.uid,
-            gid: user.gid,
+        let sandbox = Sandbox {
+            uid,
+            gid,
             scratch,
             network_isolated,
-        })
+        };
+        sandbox.prepare_scratch().ok()?;
+        Some(sandbox)
+    }
+
+    /// Makes the scratch folder (again, after a run removed it): owned by
+    /// the unprivileged user, closed to everyone else.
+    ///
+    /// # Errors
+    /// When the folder cannot be made or given to the user.
+    pub fn prepare_scratch(&self) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.scratch)?;
+        nix::unistd::chown(&self.scratch, Some(self.uid), Some(self.gid))?;
+        std::fs::set_permissions(&self.scratch, std::fs::Permissions::from_mode(0o700))
     }
 
     /// Kills every process of the unprivileged user (what a harness left
-    /// running, even outside its process group).
+    /// running, even outside its process group). With `nobody` this reaches
+    /// other runs' harnesses too: call it only when grading is over.
     pub fn kill_leftovers(&self) {
         let (uid, gid) = (self.uid, self.gid);
         let mut cmd = Command::new("/bin/true");
@@ -89,6 +112,16 @@ impl Sandbox {
         }
         let _ = cmd.status();
     }
+}
+
+/// Whether a process can drop to `uid`/`gid` here.
+fn can_become(uid: Uid, gid: Gid) -> bool {
+    let mut cmd = Command::new("/bin/true");
+    // SAFETY: only setgroups, setgid and setuid run between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || drop_privileges(uid, gid));
+    }
+    cmd.status().is_ok_and(|s| s.success())
 }
 
 /// Whether `unshare(CLONE_NEWNET)` works here (it needs `CAP_SYS_ADMIN`,
