@@ -104,6 +104,17 @@ pub struct Cli {
 /// Los comandos.
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Vigila exercises/src: cada vez que guardas, vuelve a verificar y
+    /// muestra tu progreso, el primer ejercicio que falta con lo que falla y
+    /// qué hacer; teclas q (salir), r (verificar), n/p (ejercicio siguiente o
+    /// anterior), h (pista) (alias: watch).
+    #[command(
+        alias = "watch",
+        help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
+        override_usage = "cargo run -p grader -- vigilar",
+        next_help_heading = "Opciones"
+    )]
+    Vigilar,
     /// Imprime la tabla de un escenario de la lección con tu código (o con
     /// --solutions) y la compara con la salida esperada.
     #[command(

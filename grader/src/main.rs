@@ -1,6 +1,7 @@
 //! `cargo run -p grader`: the judge. It builds the harness of the student's
 //! `exercises` (or `--solutions`), runs the checks' jobs in harness
-//! processes and prints the Spanish report; `escenario`, `comparar` and
+//! processes and prints the Spanish report; `vigilar` grades again on every
+//! save of the student's files; `escenario`, `comparar` and
 //! `barrido` print the lesson's tables. It never links the code it grades.
 //!
 //! Exit status: 0 everything passed, 1 something failed, is pending or does
@@ -18,6 +19,7 @@ fn main() -> ExitCode {
     };
     match &cli.command {
         None => commands::grade::run(&cli),
+        Some(Command::Vigilar) => commands::vigilar::run(cli),
         Some(Command::Escenario { nombre }) => commands::escenario::run(&cli, nombre.as_deref()),
         Some(Command::Comparar(args)) => commands::comparar::run(&cli, args),
         Some(Command::Barrido(args)) => commands::barrido::run(&cli, args),

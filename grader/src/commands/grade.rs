@@ -8,11 +8,13 @@ use std::time::Instant;
 
 use crate::checks::Catalog;
 use crate::cli::Cli;
-use crate::commands::{fixture_failure, harness, implementation, load_scenarios};
+use crate::commands::{chosen, fixture_message, harness, load_scenarios};
 use crate::report;
 use crate::report::gradescope::FIXED_TIME_ENV;
 use crate::report::sheet::Sheet;
 use crate::rubric::Rubric;
+use crate::runner::build::Implementation;
+use crate::runner::process::HarnessProcess;
 use crate::variants::Plan;
 use crate::verdict::Exercise;
 use crate::{grading, output, paths, submission};
@@ -22,42 +24,11 @@ use crate::{grading, output, paths, submission};
 /// (also when the code does not compile), 2 for bad fixtures, rubric,
 /// variants or an `exercises` crate that depends on `solutions`.
 pub fn run(cli: &Cli) -> ExitCode {
-    let started = Instant::now();
-    let mut scenarios = match load_scenarios(cli) {
-        Ok(s) => s,
-        Err(e) => return fixture_failure(e),
+    let graded = match grade(cli) {
+        Ok(g) => g,
+        Err(refusal) => return refusal.exit(),
     };
-    let plan = match Plan::from_cli(cli) {
-        Ok(p) => p,
-        Err(message) => return usage_failure(&message),
-    };
-    scenarios.extend(plan.scenarios());
-    let mut catalog = Catalog::new(scenarios, &exercises(cli));
-    catalog.add_model_variants(&plan.variants);
-    let which = match implementation(cli) {
-        Ok(w) => w,
-        Err(code) => return code,
-    };
-    let manifest = paths::repo_root().join("exercises").join("Cargo.toml");
-    if let Err(message) =
-        submission::refuse_solutions_dependency_in(&manifest, "exercises/Cargo.toml")
-    {
-        return usage_failure(&message);
-    }
-    let rubric = match Rubric::from_option(cli.rubric.as_ref()) {
-        Ok(r) => r,
-        Err(e) => return usage_failure(&e.to_string()),
-    };
-    let graded = match harness(cli, which) {
-        Ok(h) => {
-            let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-            grading::grade(&catalog, &h, which.crate_name(), workers)
-        }
-        Err(cause) => grading::not_compiled(&catalog, which.crate_name(), &cause),
-    };
-    let mut sheet = Sheet::new(&graded, &rubric, &plan, &repro_args(cli));
-    sheet.elapsed_secs = execution_time(started);
-    let text = report::render(&sheet, cli.format);
+    let text = report::render(&graded.sheet, cli.format);
     match &cli.output {
         None => output::print_stdout(&text),
         Some(path) => {
@@ -70,10 +41,103 @@ pub fn run(cli: &Cli) -> ExitCode {
             }
         }
     }
-    if graded.all_passed() {
+    if graded.all_passed {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+/// One grading run, scored: what [`grade`] gives the report and `vigilar`.
+pub struct Run {
+    /// The scored checks, with the run's wall-clock time.
+    pub sheet: Sheet,
+    /// Whether every check passed.
+    pub all_passed: bool,
+    /// The harness that ran the checks, for more jobs with the same build
+    /// (`vigilar` runs the lesson's fleet with it); `None` when the code did
+    /// not compile.
+    pub harness: Option<HarnessProcess>,
+}
+
+/// Why a run could not start: bad fixtures, rubric, variants or
+/// implementation, in one Spanish line (exit status 2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal(pub String);
+
+impl Refusal {
+    /// Prints the message on stderr and gives exit status 2.
+    pub fn exit(self) -> ExitCode {
+        usage_failure(&self.0)
+    }
+}
+
+/// Loads what [`Setup::load`] loads and grades once: the report's run.
+///
+/// # Errors
+/// As [`Setup::load`].
+pub fn grade(cli: &Cli) -> Result<Run, Refusal> {
+    Ok(Setup::load(cli)?.grade(cli))
+}
+
+/// Everything a grading needs besides the code: the checks (the fixtures,
+/// `--fixtures` and the variant plan's), the rubric and the implementation.
+/// `vigilar` loads it once and grades with it after every save.
+pub struct Setup {
+    catalog: Catalog,
+    plan: Plan,
+    rubric: Rubric,
+    which: Implementation,
+}
+
+impl Setup {
+    /// Loads the fixtures (and `--fixtures`), the variant plan and the
+    /// rubric, and checks the implementation `cli` chooses.
+    ///
+    /// # Errors
+    /// A [`Refusal`] for bad fixtures, variants, rubric, `--solutions` in
+    /// the student template or an `exercises` crate that depends on
+    /// `solutions`.
+    pub fn load(cli: &Cli) -> Result<Setup, Refusal> {
+        let mut scenarios = load_scenarios(cli).map_err(|e| Refusal(fixture_message(e)))?;
+        let plan = Plan::from_cli(cli).map_err(Refusal)?;
+        scenarios.extend(plan.scenarios());
+        let mut catalog = Catalog::new(scenarios, &exercises(cli));
+        catalog.add_model_variants(&plan.variants);
+        let which = chosen(cli).map_err(Refusal)?;
+        let manifest = paths::repo_root().join("exercises").join("Cargo.toml");
+        submission::refuse_solutions_dependency_in(&manifest, "exercises/Cargo.toml")
+            .map_err(Refusal)?;
+        let rubric =
+            Rubric::from_option(cli.rubric.as_ref()).map_err(|e| Refusal(e.to_string()))?;
+        Ok(Setup {
+            catalog,
+            plan,
+            rubric,
+            which,
+        })
+    }
+
+    /// Builds the harness, runs every check and scores the verdicts. Code
+    /// that does not compile is an ordinary run (every check
+    /// [`crate::verdict::Verdict::NotCompiled`]).
+    pub fn grade(&self, cli: &Cli) -> Run {
+        let started = Instant::now();
+        let name = self.which.crate_name();
+        let (graded, harness) = match harness(cli, self.which) {
+            Ok(h) => {
+                let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+                (grading::grade(&self.catalog, &h, name, workers), Some(h))
+            }
+            Err(cause) => (grading::not_compiled(&self.catalog, name, &cause), None),
+        };
+        let mut sheet = Sheet::new(&graded, &self.rubric, &self.plan, &repro_args(cli));
+        sheet.elapsed_secs = execution_time(started);
+        Run {
+            sheet,
+            all_passed: graded.all_passed(),
+            harness,
+        }
     }
 }
 

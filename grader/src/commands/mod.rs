@@ -1,5 +1,5 @@
-//! The grader's commands: grading (no subcommand), `escenario`, `comparar`
-//! and `barrido`. Each takes the parsed command line and returns the exit
+//! The grader's commands: grading (no subcommand), `vigilar`, `escenario`,
+//! `comparar` and `barrido`. Each takes the parsed command line and returns the exit
 //! status (0 passed, 1 failed, pending or not compiling, 2 bad arguments or
 //! fixtures).
 
@@ -7,6 +7,7 @@ pub mod barrido;
 pub mod comparar;
 pub mod escenario;
 pub mod grade;
+pub mod vigilar;
 
 use std::process::ExitCode;
 
@@ -23,6 +24,17 @@ use crate::runner::sandbox::Sandbox;
 /// # Errors
 /// Exit status 2, explained, for `--solutions` in the student template.
 pub fn implementation(cli: &Cli) -> Result<Implementation, ExitCode> {
+    chosen(cli).map_err(|message| {
+        eprintln!("grader: {message}");
+        ExitCode::from(2)
+    })
+}
+
+/// The implementation the command line chooses, without printing.
+///
+/// # Errors
+/// Why `--solutions` cannot be graded in the student template.
+pub fn chosen(cli: &Cli) -> Result<Implementation, String> {
     if !cli.solutions {
         return Ok(Implementation::Exercises);
     }
@@ -31,10 +43,10 @@ pub fn implementation(cli: &Cli) -> Result<Implementation, ExitCode> {
         .join("Cargo.toml")
         .is_file()
     {
-        eprintln!(
-            "grader: esta copia del kit no incluye solutions/ (es la plantilla del estudiante)."
+        return Err(
+            "esta copia del kit no incluye solutions/ (es la plantilla del estudiante)."
+                .to_string(),
         );
-        return Err(ExitCode::from(2));
     }
     Ok(Implementation::Solutions)
 }
@@ -79,10 +91,15 @@ pub fn build_failure(cause: &Cause) -> ExitCode {
 }
 
 /// Prints a fixture error (paths relative to the repository) and gives 2.
-pub fn fixture_failure(mut e: FixtureError) -> ExitCode {
-    e.file = paths::display(&e.file).into();
-    eprintln!("grader: {e}");
+pub fn fixture_failure(e: FixtureError) -> ExitCode {
+    eprintln!("grader: {}", fixture_message(e));
     ExitCode::from(2)
+}
+
+/// A fixture error in one line, its path relative to the repository.
+pub fn fixture_message(mut e: FixtureError) -> String {
+    e.file = paths::display(&e.file).into();
+    e.to_string()
 }
 
 /// The scenarios to grade: the kit's fixtures, then each `--fixtures` folder.

@@ -32,53 +32,76 @@ pub fn render(sheet: &Sheet) -> String {
         let _ = write!(out, "\n{RED}✗{RESET} {block}");
     }
     for exercise in Exercise::ALL {
-        let results: Vec<&Row> = sheet.of(exercise).collect();
-        if results.is_empty() {
-            continue;
+        if sheet.of(exercise).next().is_some() {
+            out.push('\n');
+            out.push_str(&exercise_block(sheet, exercise, RERUN));
         }
-        let passed = results.iter().filter(|r| r.verdict.passed()).count();
-        let (points, max) = Sheet::points_of(results.iter().copied());
-        let _ = writeln!(
-            out,
-            "\n{BOLD}Ejercicio {} · {}{RESET}",
-            exercise.number(),
-            exercise.title()
-        );
-        let _ = writeln!(out, "  {} · {}", exercise.file(), exercise.function());
-        let pending: Vec<&Verdict> = results
-            .iter()
-            .map(|r| &r.verdict)
-            .filter(|v| matches!(v, Verdict::Pending { .. }))
-            .collect();
-        if sheet.compile_errors().is_some() {
-            let _ = writeln!(
-                out,
-                "  {RED}✗{RESET} no compila: ninguna verificación pudo correr (los errores, arriba)."
-            );
-        } else if pending.len() == results.len() {
-            let location = match pending[0] {
-                Verdict::Pending { location } => location.as_str(),
-                _ => "",
-            };
-            let _ = writeln!(
-                out,
-                "  {YELLOW}… PENDIENTE{RESET}: {} todavía es todo!() ({location}). Complétalo y vuelve a correr `cargo run -p grader`.",
-                exercise.function()
-            );
-        } else {
-            rows(&mut out, &results);
-        }
-        let _ = writeln!(
-            out,
-            "  {passed}/{} verificaciones · {points}/{max} puntos",
-            results.len()
-        );
     }
     let (passed, total) = sheet.passed();
     let colour = if passed == total { GREEN } else { RED };
     let _ = writeln!(out, "\n{BOLD}{colour}{}{RESET}", sheet.score_line());
     let _ = writeln!(out, "{}", progress(sheet));
     out
+}
+
+/// What the report tells a student to do after filling in a `todo!()`.
+const RERUN: &str = "vuelve a correr `cargo run -p grader`";
+
+/// One exercise of `sheet` as the report shows it: its title, file and
+/// function, its checks (or the pending `todo!()`, or "no compila"), and its
+/// points; empty when the sheet has no checks of it. `rerun` ends the
+/// pending line ("Complétalo y {rerun}.").
+pub fn exercise_block(sheet: &Sheet, exercise: Exercise, rerun: &str) -> String {
+    let mut out = String::new();
+    let results: Vec<&Row> = sheet.of(exercise).collect();
+    if results.is_empty() {
+        return out;
+    }
+    let passed = results.iter().filter(|r| r.verdict.passed()).count();
+    let (points, max) = Sheet::points_of(results.iter().copied());
+    let _ = writeln!(
+        out,
+        "{BOLD}Ejercicio {} · {}{RESET}",
+        exercise.number(),
+        exercise.title()
+    );
+    let _ = writeln!(out, "  {} · {}", exercise.file(), exercise.function());
+    let pending: Vec<&Verdict> = results
+        .iter()
+        .map(|r| &r.verdict)
+        .filter(|v| matches!(v, Verdict::Pending { .. }))
+        .collect();
+    if sheet.compile_errors().is_some() {
+        let _ = writeln!(
+            out,
+            "  {RED}✗{RESET} no compila: ninguna verificación pudo correr (los errores, arriba)."
+        );
+    } else if pending.len() == results.len() {
+        let location = match pending[0] {
+            Verdict::Pending { location } => location.as_str(),
+            _ => "",
+        };
+        let _ = writeln!(
+            out,
+            "  {YELLOW}… PENDIENTE{RESET}: {} todavía es todo!() ({location}). Complétalo y {rerun}.",
+            exercise.function()
+        );
+    } else {
+        rows(&mut out, &results);
+    }
+    let _ = writeln!(
+        out,
+        "  {passed}/{} verificaciones · {points}/{max} puntos",
+        results.len()
+    );
+    out
+}
+
+/// Whether every check of `exercise` in `sheet` passed (false when it has
+/// none).
+pub fn exercise_done(sheet: &Sheet, exercise: Exercise) -> bool {
+    let mut rows = sheet.of(exercise).peekable();
+    rows.peek().is_some() && rows.all(|r| r.verdict.passed())
 }
 
 /// One exercise's checks: every fixed and model-based check with its
@@ -136,8 +159,11 @@ fn rows(out: &mut String, results: &[&Row]) {
 }
 
 /// The scenario's name in a check id (`cobro/flota-1000` → `flota-1000`).
-fn scenario_name<'a>(row: &'a Row) -> &'a str {
-    row.check.id.split_once('/').map_or(&row.check.id, |(_, n)| n)
+fn scenario_name(row: &Row) -> &str {
+    row.check
+        .id
+        .split_once('/')
+        .map_or(&row.check.id, |(_, n)| n)
 }
 
 /// One check with its mark, points and explanation.
@@ -172,7 +198,7 @@ fn progress(sheet: &Sheet) -> String {
     let done: Vec<Exercise> = graded
         .iter()
         .copied()
-        .filter(|e| sheet.of(*e).all(|r| r.verdict.passed()))
+        .filter(|e| exercise_done(sheet, *e))
         .collect();
     let next = graded.iter().find(|e| !done.contains(e));
     let head = if graded.len() == Exercise::ALL.len() {

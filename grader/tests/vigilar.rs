@@ -1,0 +1,319 @@
+//! `vigilar` as a student uses it: in tmux (120×50), in a copy of the kit,
+//! saving the exercises from another program and pressing keys, reading the
+//! screen with `capture-pane`. Slow (the copy builds its harness after every
+//! save): `cargo test -p grader --test vigilar -- --ignored --nocapture`.
+#![cfg(unix)]
+
+mod anidado;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// How long one screen may take to appear (a save rebuilds the harness).
+const PATIENCE: Duration = Duration::from_secs(120);
+
+/// A tmux server of its own (its own socket) running one session; killed on
+/// drop, also when an assertion fails.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    }
+
+    /// The visible screen, as text (`-e`: with its escape sequences).
+    fn screen(&self, escapes: bool) -> String {
+        let mut args = vec!["capture-pane", "-p", "-t", "vigilar"];
+        if escapes {
+            args.push("-e");
+        }
+        String::from_utf8_lossy(&self.cmd(&args).stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &str) {
+        assert!(
+            self.cmd(&["send-keys", "-t", "vigilar", keys])
+                .status
+                .success()
+        );
+    }
+
+    fn alive(&self) -> bool {
+        self.cmd(&["has-session", "-t", "vigilar"]).status.success()
+    }
+
+    /// Polls the screen until it shows every one of `texts`; prints and
+    /// returns it. Panics with the last screen after [`PATIENCE`].
+    fn wait_for(&self, step: &str, texts: &[&str]) -> String {
+        let started = Instant::now();
+        loop {
+            let screen = self.screen(false);
+            if texts.iter().all(|t| screen.contains(t)) {
+                let trimmed: Vec<&str> = screen.trim_end().lines().collect();
+                println!(
+                    "---- {step} ({:.1} s) ----\n{}\n",
+                    started.elapsed().as_secs_f64(),
+                    trimmed.join("\n")
+                );
+                return screen;
+            }
+            assert!(
+                started.elapsed() < PATIENCE && self.alive(),
+                "{step}: la pantalla no mostró {texts:?} en {PATIENCE:?}:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A fresh copy of the repository's files (tracked and new, not ignored),
+/// with new modification times: cargo must not take the stubs for older
+/// than the previous run's build.
+fn copy_kit(dest: &Path) {
+    let _ = std::fs::remove_dir_all(dest);
+    std::fs::create_dir_all(dest).unwrap();
+    let script = r#"git ls-files -z --cached --others --exclude-standard \
+        | tar --null --ignore-failed-read -T - -cf - | tar -xmf - -C "$0""#;
+    let status = Command::new("sh")
+        .args(["-c", script])
+        .arg(dest)
+        .current_dir(repo())
+        .status()
+        .expect("sh runs");
+    assert!(status.success(), "no se pudo copiar el kit");
+}
+
+/// `file` of the copy with `stub` (its `todo!(…)`) replaced by `body`.
+fn save(kit: &Path, file: &str, stub: &str, body: &str) {
+    let path = kit.join(file);
+    let original = std::fs::read_to_string(repo().join(file)).unwrap();
+    assert!(original.contains(stub), "{file} ya no tiene {stub}");
+    std::fs::write(&path, original.replace(stub, body)).unwrap();
+}
+
+const CHARGE_STUB: &str = r#"todo!("Ejercicio 1: el cobro idempotente")"#;
+/// An index past the end of the empty ledger: a panic in the student's code.
+const CHARGE_PANICS: &str = "self.ledger[self.ledger.len()];\n        todo!()";
+const CHARGE: &str = r#"if self.idempotent
+            && let Some(saved) = self.store.get(&key)
+        {
+            return *saved;
+        }
+        let charge_id = sim::ChargeId::next_after(self.ledger.len());
+        self.ledger.push(LedgerEntry { key, order_id, amount, charge_id });
+        let result = ChargeResult { charge_id, amount, status: sim::ChargeStatus::Captured };
+        if self.idempotent {
+            self.store.insert(key, result);
+        }
+        result"#;
+
+const CLIENT_STUB: &str = r#"todo!("Ejercicio 2: una idempotency key por operación")"#;
+const CLIENT_BROKEN: &str = "server.charge_twice(order)";
+/// The lesson 3 mistake: a new key on every attempt.
+const CLIENT_KEY_PER_ATTEMPT: &str = r#"for attempt in 1..=max_attempts {
+            let key = keys.new_key();
+            if let Some(result) = network.send(server, key, order.id, order.amount) {
+                return ChargeOutcome { attempts: attempt, confirmed: Some(result) };
+            }
+        }
+        ChargeOutcome { attempts: max_attempts, confirmed: None }"#;
+const CLIENT: &str = r#"let key = keys.new_key();
+        for attempt in 1..=max_attempts {
+            if let Some(result) = network.send(server, key, order.id, order.amount) {
+                return ChargeOutcome { attempts: attempt, confirmed: Some(result) };
+            }
+        }
+        ChargeOutcome { attempts: max_attempts, confirmed: None }"#;
+
+const RECONCILE_STUB: &str = r#"todo!("Ejercicio 3: la reconciliación")"#;
+const RECONCILE: &str = r#"let mut tallies: std::collections::HashMap<sim::OrderId, (sim::Money, sim::Money, u64)> =
+            std::collections::HashMap::new();
+        for order in orders {
+            tallies.entry(order.id).or_default().0 += order.amount;
+        }
+        let mut r = Reconciliation::default();
+        for row in ledger {
+            r.charged += row.amount;
+            r.charges += 1;
+            match tallies.get_mut(&row.order_id) {
+                Some(t) => {
+                    t.1 += row.amount;
+                    t.2 += 1;
+                }
+                None => r.unknown_order_rows += 1,
+            }
+        }
+        for &(intended, charged, rows) in tallies.values() {
+            r.intended += intended;
+            r.overcharge += charged.saturating_excess(intended);
+            r.undercharge += intended.saturating_excess(charged);
+            match rows {
+                0 => r.orders_never_charged += 1,
+                1 => {}
+                _ => r.orders_charged_twice_or_more += 1,
+            }
+        }
+        r.overcharge_pct = sim::Percent::of(r.overcharge, r.intended);
+        r"#;
+
+#[test]
+#[ignore = "lento: compila una copia del kit después de cada cambio; lo corre .ci/run"]
+fn vigilar_follows_the_student_in_tmux() {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let kit = tmp.join("kit-vigilar");
+    copy_kit(&kit);
+    let status_file = tmp.join("kit-vigilar-estado");
+    let _ = std::fs::remove_file(&status_file);
+    let tmux = Tmux {
+        socket: format!("kit-vigilar-{}", std::process::id()),
+    };
+    let manifest = format!("CARGO_MANIFEST_DIR={}", kit.join("grader").display());
+    let target = format!("CARGO_TARGET_DIR={}", anidado::target().display());
+    let started = tmux.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        "vigilar",
+        "-x",
+        "120",
+        "-y",
+        "50",
+        "-c",
+        kit.to_str().unwrap(),
+        "env",
+        "NO_COLOR=1",
+        &manifest,
+        &target,
+        "sh",
+        "-c",
+        r#""$0" vigilar; echo "$?" > "$1""#,
+        env!("CARGO_BIN_EXE_grader"),
+        status_file.to_str().unwrap(),
+    ]);
+    assert!(
+        started.status.success(),
+        "tmux new-session: {}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+
+    tmux.wait_for(
+        "al empezar: los tres ejercicios son todo!()",
+        &[
+            "Progreso: … 1 cobro · … 2 cliente · … 3 reconciliacion",
+            "… PENDIENTE: PaymentsServer::charge todavía es todo!()",
+            "Siguiente: reemplaza el todo!() de PaymentsServer::charge",
+            "Verificación n.º 1",
+        ],
+    );
+    // Without colours the screen has no escape sequence at all.
+    let raw = tmux.screen(true);
+    assert!(!raw.contains("\x1b["), "NO_COLOR y hay colores:\n{raw:?}");
+
+    save(
+        &kit,
+        "exercises/src/payments_server.rs",
+        CHARGE_STUB,
+        CHARGE_PANICS,
+    );
+    tmux.wait_for(
+        "guardé un charge que entra en pánico",
+        &[
+            "Progreso: ✗ 1 cobro",
+            "pánico en exercises/src/payments_server.rs",
+            "index out of bounds",
+        ],
+    );
+
+    save(
+        &kit,
+        "exercises/src/payments_server.rs",
+        CHARGE_STUB,
+        CHARGE,
+    );
+    tmux.wait_for(
+        "guardé un charge correcto",
+        &[
+            "Progreso: ✓ 1 cobro · … 2 cliente · … 3 reconciliacion",
+            "Ejercicio 2 · Una idempotency key por operación",
+            "guardaste exercises/src/payments_server.rs",
+        ],
+    );
+
+    save(&kit, "exercises/src/client.rs", CLIENT_STUB, CLIENT_BROKEN);
+    tmux.wait_for(
+        "guardé un cliente que no compila",
+        &[
+            "Tu código no compila",
+            "charge_twice",
+            "Siguiente: corrige el primer error del compilador",
+        ],
+    );
+
+    save(
+        &kit,
+        "exercises/src/client.rs",
+        CLIENT_STUB,
+        CLIENT_KEY_PER_ATTEMPT,
+    );
+    tmux.wait_for(
+        "reemplacé el todo!() del cliente por una key por intento",
+        &[
+            "Progreso: ✓ 1 cobro · ✗ 2 cliente",
+            "✗ ",
+            "Siguiente: arregla «",
+        ],
+    );
+    tmux.keys("h");
+    tmux.wait_for("la tecla h", &["Pista (2."]);
+    tmux.keys("n");
+    tmux.wait_for("la tecla n", &["Ejercicio 3 · La reconciliación"]);
+    tmux.keys("p");
+    tmux.wait_for("la tecla p", &["Ejercicio 2 · Una idempotency key"]);
+
+    save(&kit, "exercises/src/client.rs", CLIENT_STUB, CLIENT);
+    save(
+        &kit,
+        "exercises/src/reconciliation.rs",
+        RECONCILE_STUB,
+        RECONCILE,
+    );
+    tmux.wait_for(
+        "los tres resueltos",
+        &[
+            "Progreso: ✓ 1 cobro · ✓ 2 cliente · ✓ 3 reconciliacion",
+            "¡Los tres ejercicios pasan!",
+            "SOBRECOBRO                       : $    48,139  (18.7% de mas)",
+            "Coincide con la tabla de la lección",
+            "comparar: sobrecobro $48,139 (18.7%) SIN idempotencia → $0 (0.0%) CON idempotency_key",
+        ],
+    );
+
+    tmux.keys("q");
+    let quit = Instant::now();
+    while tmux.alive() {
+        assert!(
+            quit.elapsed() < Duration::from_secs(10),
+            "q no terminó vigilar"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let status = std::fs::read_to_string(&status_file).unwrap_or_default();
+    assert_eq!(status.trim(), "0", "vigilar terminó con estado {status:?}");
+}
