@@ -95,6 +95,16 @@ struct Args {
     /// Semilla de las variantes ocultas (alias: --seed).
     #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = flags::parse_seed)]
     seed: Option<u64>,
+    /// Archivo con la semilla secreta (alias: --seed-file): como el grader,
+    /// lo borra; el informe solo necesita saber que hay semilla.
+    #[arg(
+        long = "archivo-semilla",
+        alias = "seed-file",
+        value_name = "RUTA",
+        conflicts_with = "seed",
+        requires = "variants"
+    )]
+    seed_file: Option<PathBuf>,
     /// Variantes sueltas que se habrían calificado (alias: --variant).
     #[arg(long = "variante", alias = "variant", value_name = "SEMILLA", value_parser = flags::parse_variant_seed)]
     variant: Vec<u32>,
@@ -138,11 +148,16 @@ fn main() -> ExitCode {
     if let Some(path) = &args.check {
         return check_results(path);
     }
-    if let Err(message) = flags::master_seed(
-        args.variants,
-        args.seed,
-        std::env::var(flags::SECRET_SEED_ENV).ok(),
-    ) {
+    // The seed file may already be gone (the grader read it and then died):
+    // its contents do not change this report, only that there was one.
+    let secret = match &args.seed_file {
+        Some(path) => {
+            let _ = std::fs::remove_file(path);
+            Some("0".to_string())
+        }
+        None => std::env::var(flags::SECRET_SEED_ENV).ok(),
+    };
+    if let Err(message) = flags::master_seed(args.variants, args.seed, secret) {
         eprintln!("grader: {message}");
         return ExitCode::from(2);
     }

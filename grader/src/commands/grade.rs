@@ -77,13 +77,20 @@ pub fn run<K: Kit>(cli: &Cli) -> ExitCode {
 }
 
 /// The arguments of a child process: this command line without the master
-/// seed of the hidden variants (`--variantes N`, `--semilla S`, their
-/// aliases), plus one `--variante SEED` per planned variant. A child builds
+/// seed of the hidden variants (`--variantes N`, `--semilla S`,
+/// `--archivo-semilla RUTA`, their aliases), plus one `--variante SEED` per planned variant. A child builds
 /// the same catalog, yet student code running in it never sees the
 /// instructor's secret seed (the secret environment variable is removed by
 /// [`Runner`] as well).
 pub fn child_args(args: impl IntoIterator<Item = OsString>, plan: &Plan) -> Vec<OsString> {
-    const MASTER: [&str; 4] = ["--variantes", "--variants", "--semilla", "--seed"];
+    const MASTER: [&str; 6] = [
+        "--variantes",
+        "--variants",
+        "--semilla",
+        "--seed",
+        "--archivo-semilla",
+        "--seed-file",
+    ];
     let mut out = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -159,12 +166,16 @@ mod tests {
             "--seed",
             "987654321",
             "--variants=2",
+            "--archivo-semilla",
+            "/tmp/semilla",
+            "--seed-file=/tmp/semilla",
         ];
         let got: Vec<String> = child_args(args.iter().map(OsString::from), &plan)
             .into_iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         assert!(!got.iter().any(|a| a.contains("987654321")), "{got:?}");
+        assert!(!got.iter().any(|a| a.contains("semilla")), "{got:?}");
         let seeds: Vec<String> = plan.variants.iter().map(|v| v.seed.to_string()).collect();
         let want = [
             "--format".to_string(),
