@@ -24,6 +24,7 @@
 
 mod diagnostics;
 /// The grader's command-line values and usage errors, shared as source.
+#[allow(dead_code)]
 #[path = "../../src/flags.rs"]
 mod flags;
 mod render;
