@@ -5,7 +5,7 @@
 //!
 //! It builds and tests a whole copy of the kit, so it is slow (minutes on a
 //! cold cache) and marked `#[ignore]`: `.ci/run` runs it explicitly with
-//! `cargo test -p grader --test compilacion --test plantilla -- --ignored`,
+//! `cargo test -p grader --test compilacion --test plantilla --test gradescope -- --ignored`,
 //! sharing `target/tmp/kit-anidado` with the compile-error tests.
 #![cfg(feature = "solutions")]
 
@@ -61,6 +61,8 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         "scripts/plantilla-estudiante",
         "scripts/bench/run",
         "grader/tests/plantilla.rs",
+        "grader/tests/compilacion.rs",
+        "grader/tests/gradescope.rs",
     ] {
         assert!(!dir.join(gone).exists(), "{gone} is in the template");
     }
