@@ -178,21 +178,12 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     );
 
     // Fixed, but now depending on the reference solutions: refused.
-    let manifest = root.join("exercises/Cargo.toml");
     std::fs::copy(
         repo().join("exercises/src/client.rs"),
         root.join("exercises/src/client.rs"),
     )
     .unwrap();
-    let m = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(
-        &manifest,
-        m.replace(
-            "[dependencies]\n",
-            "[dependencies]\nsolutions = { path = \"../solutions\" }\n",
-        ),
-    )
-    .unwrap();
+    anidado::depend_on_solutions(&root);
     let o = run(&root, &calificar, &[], &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
     assert_eq!(

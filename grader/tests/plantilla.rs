@@ -58,6 +58,7 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         ".ci",
         "autograder",
         ".github/workflows/kit.yml",
+        ".github/workflows/instructor-variantes.yml",
         "scripts/plantilla-estudiante",
         "scripts/bench/run",
         "grader/tests/plantilla.rs",

@@ -50,6 +50,22 @@ pub fn copy_repo(dest: &Path) {
     }
 }
 
+/// Makes the `exercises` crate under `root` depend on `solutions` (which a
+/// submission may not do).
+pub fn depend_on_solutions(root: &Path) {
+    let manifest = root.join("exercises/Cargo.toml");
+    let m = std::fs::read_to_string(&manifest).unwrap();
+    assert!(m.contains("[dependencies]\n"), "{m}");
+    std::fs::write(
+        &manifest,
+        m.replace(
+            "[dependencies]\n",
+            "[dependencies]\nsolutions = { path = \"../solutions\" }\n",
+        ),
+    )
+    .unwrap();
+}
+
 /// The shared nested target folder, seeded on first use.
 pub fn target() -> PathBuf {
     static SEED: Once = Once::new();
