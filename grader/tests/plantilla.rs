@@ -112,6 +112,17 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
     assert!(!grader_manifest.contains("solutions = {"));
     assert!(grader_manifest.contains("default = []"));
 
+    // The nested target folder is shared with other copies of the kit, and
+    // cargo takes an artifact as fresh when the sources are older than it
+    // (the template keeps the repository's dates): without this, the grader
+    // built for another copy (which points at that copy's fixtures/) would
+    // be reused.
+    let touched = Command::new("find")
+        .arg(&dir)
+        .args(["-type", "f", "-exec", "touch", "{}", "+"])
+        .status()
+        .unwrap();
+    assert!(touched.success());
     let build = cargo(&dir, &["build", "--workspace"]);
     assert!(build.status.success(), "{}", text(&build.stderr));
 
