@@ -6,8 +6,8 @@
 #
 # Gradescope descomprime el zip (autograder/gradescope/empaquetar) en
 # $AUTOGRADER_DIR/source (por omisión /autograder/source): setup.sh,
-# run_autograder, kit/ (la plantilla del estudiante: grader/ con la rúbrica
-# y compile-report, sim/, fixtures/ y scripts/calificar, sin solutions/) y,
+# run_autograder, kit/ (la plantilla del estudiante: grader/ con la rúbrica,
+# harness/, protocol/, sim/, fixtures/ y scripts/calificar, sin solutions/) y,
 # si la definiste, semilla-secreta con variantes. Este script busca el
 # paquete ahí, corra desde donde corra.
 #
@@ -45,4 +45,7 @@ cp -a "$fuente/kit/." "$trabajo/"
 cd "$trabajo"
 cargo fetch
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$raiz/target}"
-cargo build -p grader -p compile-report
+# El juez y el harness de los stubs, con las mismas opciones con que el juez
+# lo compila: cada entrega solo recompila exercises/ y el harness.
+cargo build -p grader
+cargo build -p harness --bin harness --no-default-features --features exercises

@@ -3,8 +3,8 @@
 //! expected curve. Drawn with plotters' pure-SVG backend (no system
 //! libraries, no fonts: the browser lays out the text).
 
+use crate::fixture::Scenario;
 use plotters::prelude::*;
-use sim::Scenario;
 
 use crate::sweep::{self, SweepPoint};
 
@@ -22,7 +22,7 @@ const EXPECTED: RGBColor = RGBColor(60, 60, 60);
 /// plotters' drawing error, as text (it cannot happen with a string
 /// backend, but is not hidden).
 pub fn svg(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> Result<String, String> {
-    let m = scenario.max_attempts;
+    let m = scenario.fleet.max_attempts;
     let ps: Vec<f64> = points.iter().map(|pt| pt.p).collect();
     let (mut x_lo, mut x_hi) = (
         ps.iter().copied().fold(f64::INFINITY, f64::min) * 100.0,
@@ -86,11 +86,11 @@ fn draw(
     curve: &[(f64, f64)],
 ) -> Result<(), DrawingAreaErrorKind<<SVGBackend<'static> as DrawingBackend>::ErrorType>> {
     root.fill(&WHITE)?;
-    let m = scenario.max_attempts;
+    let m = scenario.fleet.max_attempts;
     let caption = format!(
         "Sobrecobro según la pérdida de respuestas · {} (N={}, max_attempts={m}, {crate_name})",
         scenario.name,
-        sim::money::group_thousands(scenario.order_count())
+        sim::money::group_thousands(scenario.fleet.order_count())
     );
     let mut chart = ChartBuilder::on(root)
         .caption(caption, ("sans-serif", 20))

@@ -8,11 +8,20 @@ use std::fmt::Write;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sim::money::group_thousands;
-use sim::{Kit, Money, Percent, Scenario};
+use sim::{Money, Percent};
+
+use crate::fixture::Scenario;
 
 use crate::fleet;
 use crate::progress::Progress;
-use crate::world::{ClientKind, WorldRun, run_world_on};
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use protocol::{ClientKind, WorldRun};
+
+use crate::runner::{self, Execute};
+use crate::verdict::Verdict;
 
 /// The figures of one world, as the comparison prints them. Money in cents.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,7 +48,7 @@ impl WorldFigures {
     /// The figures of one world's run (the reconciliation is the
     /// implementation's own).
     pub fn of(run: &WorldRun) -> WorldFigures {
-        let r = &run.reconciliation;
+        let r = &run.reconciliation.unwrap_or_default();
         WorldFigures {
             attempts: run.attempts,
             executions: run.executions,
@@ -71,49 +80,62 @@ pub struct Worlds {
     pub after: WorldFigures,
 }
 
-/// Runs both worlds of `scenario` with `K`, on two threads over one shared
-/// fleet, advancing `progress` by one unit per order charged in either world
-/// (2 × orders in all).
-pub fn run_worlds<K: Kit>(scenario: &Scenario, progress: &Progress) -> Worlds {
-    let orders = scenario.orders();
-    let world = |idempotent: bool| {
-        let run = run_world_on::<K>(
-            scenario,
-            &orders,
-            idempotent,
-            ClientKind::PerOperation,
-            &mut |n| progress.advance(n),
-        );
-        WorldFigures::of(&run)
-    };
+/// Both worlds of `scenario` with the implementation behind `h`, each in
+/// its own harness process, at once (each process holds one world's ledger
+/// and store, so a fleet of millions of orders fits the memory limit, and
+/// the two run on two cores). `progress` ticks while they run.
+///
+/// # Errors
+/// Why a world gave no answer (the "before" world's first).
+pub fn run_worlds(
+    h: &dyn Execute,
+    scenario: &Scenario,
+    progress: &Progress,
+) -> Result<Worlds, Verdict> {
+    let fleet = &scenario.fleet;
+    let (tx, rx) = mpsc::channel();
+    let mut answers: [Option<Result<WorldRun, Verdict>>; 2] = [None, None];
     std::thread::scope(|scope| {
-        let before = scope.spawn(|| world(false));
-        let after = world(true);
-        Worlds {
-            before: before
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            after,
+        for (i, idempotent) in [false, true].into_iter().enumerate() {
+            let tx = tx.clone();
+            scope.spawn(move || {
+                let run = runner::world(h, fleet, idempotent, ClientKind::Implementation, true);
+                let _ = tx.send((i, run));
+            });
         }
+        drop(tx);
+        loop {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok((i, run)) => answers[i] = Some(run),
+                Err(mpsc::RecvTimeoutError::Timeout) => progress.tick(),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    });
+    let [before, after] = answers
+        .map(|a| a.unwrap_or_else(|| Err(runner::unexpected("falta la respuesta de un mundo"))));
+    Ok(Worlds {
+        before: WorldFigures::of(&before?),
+        after: WorldFigures::of(&after?),
     })
 }
 
-/// One world of `scenario` with `K` (`idempotent` chooses it), over its own
-/// copy of the fleet, advancing `progress` by one unit per order.
-pub fn run_world<K: Kit>(
-    scenario: &Scenario,
-    idempotent: bool,
-    progress: &Progress,
-) -> WorldFigures {
-    let orders = scenario.orders();
-    let run = run_world_on::<K>(
-        scenario,
-        &orders,
-        idempotent,
-        ClientKind::PerOperation,
-        &mut |n| progress.advance(n),
-    );
-    WorldFigures::of(&run)
+/// Prints on stderr why `what` could not run with the student's code (for a
+/// `todo!()`: `pendiente: … todavía es todo!() (archivo:línea)`), with what to
+/// do next, and gives exit status 1.
+pub fn explain_failure(what: &str, verdict: &Verdict) -> ExitCode {
+    let mut text = format!("grader: no se pudo {what} con tu código (exercises/):\n");
+    for line in verdict.explanation() {
+        text.push_str(&format!("  {line}\n"));
+    }
+    let next = if matches!(verdict, Verdict::Pending { .. }) {
+        "Completa los tres ejercicios (`cargo run -p grader` te dice cuáles faltan)."
+    } else {
+        "Corre `cargo run -p grader` para ver qué verificación falla."
+    };
+    text.push_str(&format!("  {next}\n"));
+    eprint!("{text}");
+    ExitCode::from(1)
 }
 
 /// The comparison table, in Spanish, laid out like the lesson's fleet table
@@ -131,7 +153,7 @@ pub fn render(scenario: &Scenario, crate_name: &str, w: &Worlds) -> String {
         out,
         "\n  {:<35}: {intended:>10}  ({} cargos)\n",
         "Cobro correcto (intencion)",
-        group_thousands(scenario.order_count())
+        group_thousands(scenario.fleet.order_count())
     );
     let _ = writeln!(
         out,
@@ -243,10 +265,10 @@ pub fn to_json(scenario: &Scenario, crate_name: &str, w: &Worlds) -> serde_json:
     json!({
         "escenario": scenario.name,
         "implementacion": crate_name,
-        "ordenes": scenario.order_count(),
-        "p_perdida": scenario.p_response_lost(),
-        "max_intentos": scenario.max_attempts,
-        "stream": scenario.stream.name(),
+        "ordenes": scenario.fleet.order_count(),
+        "p_perdida": scenario.fleet.p_response_lost(),
+        "max_intentos": scenario.fleet.max_attempts,
+        "stream": scenario.fleet.stream.name(),
         "intencion_centavos": a.intended_cents,
         "antes": world(b),
         "despues": world(a),

@@ -1,9 +1,4 @@
 //! Command-line values and usage errors, in the student's language.
-//!
-//! Shared, as source, by the grader and by `grader/compile-report` (which
-//! takes the same options through `scripts/calificar` but cannot link the
-//! grader, because the grader links the student's crate). It depends on
-//! nothing but `std` and `clap`.
 
 use std::error::Error as _;
 use std::process::ExitCode;

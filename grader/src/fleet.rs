@@ -4,9 +4,11 @@
 
 use std::path::PathBuf;
 
+use crate::fixture::{MAX_AMOUNT_DOLLARS, MAX_ATTEMPTS, MAX_ORDERS};
 use clap::Args;
-use sim::fixture::{MAX_AMOUNT_DOLLARS, MAX_ATTEMPTS, MAX_ORDERS};
-use sim::{LossSpec, OrdersSpec, Scenario, StreamKind};
+use sim::{LossSpec, OrdersSpec, StreamKind};
+
+use crate::fixture::Scenario;
 
 use crate::commands::escenario;
 
@@ -97,7 +99,7 @@ pub fn apply(scenario: &mut Scenario, flags: &FleetArgs) -> Result<(), String> {
         amount_min,
         amount_max,
         seed,
-    } = &mut scenario.orders
+    } = &mut scenario.fleet.orders
     {
         if let Some(n) = flags.ordenes {
             *count = n;
@@ -121,7 +123,7 @@ pub fn apply(scenario: &mut Scenario, flags: &FleetArgs) -> Result<(), String> {
     } else if flags.monto_min.is_some() || flags.monto_max.is_some() {
         return Err(generated_only("--monto-min/--monto-max"));
     }
-    match &mut scenario.losses {
+    match &mut scenario.fleet.losses {
         LossSpec::Random {
             p_response_lost,
             seed,
@@ -141,13 +143,13 @@ pub fn apply(scenario: &mut Scenario, flags: &FleetArgs) -> Result<(), String> {
         LossSpec::Scripted(_) => {}
     }
     if let Some(m) = flags.max_intentos {
-        scenario.max_attempts = m;
+        scenario.fleet.max_attempts = m;
     }
     if let Some(s) = flags.semilla {
-        scenario.key_seed = s;
+        scenario.fleet.key_seed = s;
     }
     if let Some(k) = flags.stream {
-        scenario.stream = k;
+        scenario.fleet.stream = k;
     }
     if !flags.is_empty() {
         // The figures are no longer the fixture's: say so in every title.
@@ -160,33 +162,34 @@ pub fn apply(scenario: &mut Scenario, flags: &FleetArgs) -> Result<(), String> {
 /// (`N=1000 ordenes | p(respuesta perdida)=0.15 | max_attempts=4`), plus the
 /// amounts' range and the seeds.
 pub fn describe(scenario: &Scenario, with_p: bool) -> String {
-    let mut line = format!("N={} ordenes", scenario.order_count());
+    let mut line = format!("N={} ordenes", scenario.fleet.order_count());
     if with_p {
         let p = scenario
+            .fleet
             .p_response_lost()
             .map_or_else(|| "guion".to_string(), |p| p.to_string());
         line.push_str(&format!(" | p(respuesta perdida)={p}"));
     }
-    line.push_str(&format!(" | max_attempts={}", scenario.max_attempts));
+    line.push_str(&format!(" | max_attempts={}", scenario.fleet.max_attempts));
     let mut seeds = Vec::new();
     if let OrdersSpec::Generated {
         amount_min,
         amount_max,
         seed,
         ..
-    } = &scenario.orders
+    } = &scenario.fleet.orders
     {
         line.push_str(&format!(" | montos ${amount_min}-${amount_max}"));
         seeds.push(format!("montos {seed}"));
     }
-    if let LossSpec::Random { seed, .. } = &scenario.losses {
+    if let LossSpec::Random { seed, .. } = &scenario.fleet.losses {
         seeds.push(format!("perdidas {seed}"));
     }
     if !seeds.is_empty() {
         line.push_str(&format!(
             "\nsemillas: {} (stream {})",
             seeds.join(", "),
-            scenario.stream.name()
+            scenario.fleet.stream.name()
         ));
     }
     line
@@ -249,8 +252,8 @@ mod tests {
     fn without_flags_the_fixture_runs_as_written() {
         let s = lesson();
         assert_eq!(s.name, "flota-1000");
-        assert_eq!(s.order_count(), 1000);
-        assert_eq!(s.p_response_lost(), Some(0.15));
+        assert_eq!(s.fleet.order_count(), 1000);
+        assert_eq!(s.fleet.p_response_lost(), Some(0.15));
     }
 
     #[test]
@@ -263,9 +266,9 @@ mod tests {
         };
         apply(&mut s, &flags).unwrap();
         let fleet = Scenario::fleet("x", 5, (10, 500), 0.15, 4, 7, sim::StreamKind::Cpython);
-        assert_eq!(s.orders, fleet.orders);
-        assert_eq!(s.losses, fleet.losses);
-        assert_eq!(s.key_seed, 7);
+        assert_eq!(s.fleet.orders, fleet.fleet.orders);
+        assert_eq!(s.fleet.losses, fleet.fleet.losses);
+        assert_eq!(s.fleet.key_seed, 7);
     }
 
     #[test]

@@ -1,9 +1,12 @@
-//! One grading run: the catalog's checks against one implementation.
+//! One grading run: the catalog's checks against one implementation, a few
+//! at a time, each check's jobs in harness processes.
 
-use sim::Kit;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::checks::{Catalog, Check};
-use crate::isolation::{self, Runner};
+use crate::runner::Execute;
+use crate::runner::diagnostics::Cause;
 use crate::verdict::{Exercise, Verdict};
 
 /// Every check with its verdict, in catalog order.
@@ -37,29 +40,59 @@ impl Graded {
     }
 }
 
-/// Grades `K` with each check in its own child process.
-pub fn grade_isolated<K: Kit>(catalog: &Catalog, runner: &Runner) -> Graded {
-    let ids: Vec<String> = catalog.checks.iter().map(|c| c.id.clone()).collect();
-    let verdicts = runner.run_all(&ids);
+/// Grades the implementation behind `h` (named `target`), `workers` checks
+/// at a time; verdicts come back in catalog order.
+pub fn grade(catalog: &Catalog, h: &dyn Execute, target: &'static str, workers: usize) -> Graded {
+    let checks = &catalog.checks;
+    let next = AtomicUsize::new(0);
+    let verdicts: Mutex<Vec<Option<Verdict>>> = Mutex::new(vec![None; checks.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..workers.clamp(1, checks.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(check) = checks.get(i) else { break };
+                    let v = catalog.run(h, check);
+                    verdicts.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(v);
+                }
+            });
+        }
+    });
+    let verdicts = verdicts.into_inner().unwrap_or_else(|e| e.into_inner());
     Graded {
-        target: K::CRATE,
-        results: catalog.checks.iter().cloned().zip(verdicts).collect(),
+        target,
+        results: checks
+            .iter()
+            .cloned()
+            .zip(verdicts.into_iter().map(|v| {
+                v.unwrap_or(Verdict::Crashed {
+                    what: "no se ejecutó".to_string(),
+                })
+            }))
+            .collect(),
     }
 }
 
-/// Grades `K` in this process: panics are caught, but an endless loop or a
-/// crash is not contained. For tests of well-behaved (if wrong) code.
-pub fn grade_in_process<K: Kit>(catalog: &Catalog) -> Graded {
-    let results = catalog
-        .checks
-        .iter()
-        .map(|c| {
-            let v = isolation::catch(|| catalog.run::<K>(c)).unwrap_or_else(|v| v);
-            (c.clone(), v)
-        })
-        .collect();
+/// The result of an implementation that did not compile: every check
+/// [`Verdict::NotCompiled`], with the compiler's first errors.
+pub fn not_compiled(catalog: &Catalog, target: &'static str, cause: &Cause) -> Graded {
+    let errors = match cause {
+        Cause::Compile(errors) => errors.clone(),
+        Cause::Other(log) => vec![log.clone()],
+    };
     Graded {
-        target: K::CRATE,
-        results,
+        target,
+        results: catalog
+            .checks
+            .iter()
+            .map(|c| {
+                (
+                    c.clone(),
+                    Verdict::NotCompiled {
+                        errors: errors.clone(),
+                    },
+                )
+            })
+            .collect(),
     }
 }

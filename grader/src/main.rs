@@ -1,42 +1,25 @@
-//! `cargo run -p grader`: grades `exercises` (or `--solutions`) and prints
-//! the Spanish report; `escenario` prints the lesson's tables.
+//! `cargo run -p grader`: the judge. It builds the harness of the student's
+//! `exercises` (or `--solutions`), runs the checks' jobs in harness
+//! processes and prints the Spanish report; `escenario`, `comparar` and
+//! `barrido` print the lesson's tables. It never links the code it grades.
 //!
-//! Exit status: 0 everything passed, 1 something failed or is pending, 2 bad
-//! arguments or fixtures.
+//! Exit status: 0 everything passed, 1 something failed, is pending or does
+//! not compile, 2 bad arguments, fixtures or rubric.
 
 use std::process::ExitCode;
 
-use grader::cli::{self, Cli, Command};
+use grader::cli::{self, Command};
 use grader::commands;
-use sim::Kit;
 
 fn main() -> ExitCode {
     let cli = match cli::parse() {
         Ok(cli) => cli,
         Err(code) => return code,
     };
-    #[cfg(feature = "solutions")]
-    if cli.solutions {
-        return run::<solutions::Solutions>(&cli);
-    }
-    #[cfg(not(feature = "solutions"))]
-    if cli.solutions {
-        eprintln!(
-            "grader: esta copia del kit no incluye solutions/ (es la plantilla del estudiante)."
-        );
-        return ExitCode::from(2);
-    }
-    run::<exercises::Exercises>(&cli)
-}
-
-/// Runs the chosen command with implementation `K`.
-fn run<K: Kit>(cli: &Cli) -> ExitCode {
     match &cli.command {
-        None => commands::grade::run::<K>(cli),
-        Some(Command::Escenario { nombre }) => {
-            commands::escenario::run::<K>(cli, nombre.as_deref())
-        }
-        Some(Command::Comparar(args)) => commands::comparar::run::<K>(cli, args),
-        Some(Command::Barrido(args)) => commands::barrido::run::<K>(cli, args),
+        None => commands::grade::run(&cli),
+        Some(Command::Escenario { nombre }) => commands::escenario::run(&cli, nombre.as_deref()),
+        Some(Command::Comparar(args)) => commands::comparar::run(&cli, args),
+        Some(Command::Barrido(args)) => commands::barrido::run(&cli, args),
     }
 }

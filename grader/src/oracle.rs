@@ -4,7 +4,9 @@
 //! It never calls `solutions` (nor `exercises`): a student repository without
 //! `solutions/` is graded against exactly the same expectations.
 
-use sim::{Delivery, Money, Percent, Scenario};
+use std::collections::BTreeMap;
+
+use sim::{Fleet, LedgerEntry, Money, Order, OrderId, Percent, Reconciliation};
 
 /// The figures of one world, as the lesson's tables print them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -42,25 +44,20 @@ pub struct Expected {
     pub key_per_attempt: WorldFigures,
 }
 
-/// Computes the expected figures of `scenario`.
+/// Computes the expected figures of `fleet`.
 ///
 /// The client's decisions depend only on the loss draws, never on the server,
-/// so one pass over the draws gives the attempts of every world.
-pub fn expect(scenario: &Scenario) -> Expected {
-    let orders = scenario.orders();
-    let mut losses = scenario.loss_model();
-    let max = scenario.max_attempts;
+/// so one pass over the draws ([`protocol::lesson::attempts`]) gives the
+/// attempts of every world.
+pub fn expect(fleet: &Fleet) -> Expected {
+    let orders = fleet.orders();
+    let attempts = protocol::lesson::attempts(fleet);
     let mut attempts_per_order = Vec::with_capacity(orders.len());
     let mut intended = Money::ZERO;
     let mut before = WorldFigures::default();
     let mut after = WorldFigures::default();
-    for order in &orders {
-        let mut k = 0u32;
-        let mut delivered = false;
-        while k < max && !delivered {
-            k += 1;
-            delivered = losses.next_delivery() == Delivery::Delivered;
-        }
+    for (order, a) in orders.iter().zip(attempts) {
+        let k = a.attempts;
         attempts_per_order.push(k);
         intended += order.amount;
         let k64 = u64::from(k);
@@ -74,7 +71,7 @@ pub fn expect(scenario: &Scenario) -> Expected {
         if k >= 2 {
             before.orders_charged_twice_or_more += 1;
         }
-        if !delivered {
+        if !a.delivered {
             before.unconfirmed += 1;
             after.unconfirmed += 1;
         }
@@ -91,16 +88,45 @@ pub fn expect(scenario: &Scenario) -> Expected {
     }
 }
 
+/// Exercise 3's model: the reconciliation of `orders` (ids unique) against
+/// `ledger`, joined by order id. Intended and charged are plain sums;
+/// overcharge and undercharge are summed order by order, never netted; rows
+/// of orders not in `orders` are counted apart (and in `charged`).
+pub fn reconcile(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let mut charged_to: BTreeMap<OrderId, (Money, u64)> = BTreeMap::new();
+    for row in ledger {
+        let entry = charged_to.entry(row.order_id).or_default();
+        entry.0 += row.amount;
+        entry.1 += 1;
+    }
+    let mut r = Reconciliation {
+        charged: ledger.iter().map(|row| row.amount).sum(),
+        charges: ledger.len() as u64,
+        ..Reconciliation::default()
+    };
+    for order in orders {
+        r.intended += order.amount;
+        let (charged, rows) = charged_to.remove(&order.id).unwrap_or_default();
+        r.orders_charged_twice_or_more += u64::from(rows >= 2);
+        r.orders_never_charged += u64::from(rows == 0);
+        r.overcharge += charged.saturating_excess(order.amount);
+        r.undercharge += order.amount.saturating_excess(charged);
+    }
+    r.unknown_order_rows = charged_to.values().map(|(_, rows)| rows).sum();
+    r.overcharge_pct = Percent::of(r.overcharge, r.intended);
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::path::Path;
 
-    fn fixture(name: &str) -> Scenario {
+    fn fixture(name: &str) -> Fleet {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../fixtures")
             .join(name);
-        Scenario::load(&path).unwrap()
+        crate::fixture::Scenario::load(&path).unwrap().fleet
     }
 
     #[test]

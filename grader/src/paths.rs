@@ -2,11 +2,15 @@
 
 use std::path::{Path, PathBuf};
 
-/// The repository root (the workspace the grader was built in).
+/// The repository root: the workspace `cargo run` ran the grader from (its
+/// `CARGO_MANIFEST_DIR` at run time), else the one the grader was built in.
+/// Two copies of the kit built into one target folder share the grader's
+/// binary; each must still grade its own files.
 pub fn repo_root() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = manifest.parent().unwrap_or(manifest);
-    root.canonicalize().unwrap_or_else(|_| root.to_path_buf())
+    let runtime = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let manifest = runtime.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let root = manifest.parent().unwrap_or(&manifest).to_path_buf();
+    root.canonicalize().unwrap_or(root)
 }
 
 /// The kit's own fixtures folder, `fixtures/`.

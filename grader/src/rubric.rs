@@ -16,10 +16,6 @@
 //! The maximum of a run is the sum over the checks that ran, so
 //! `--variantes` raises it by the pools and `--ejercicio` lowers it to that
 //! exercise's share.
-//!
-//! This file uses only std, serde and toml: `grader/compile-report` compiles it
-//! too (through `#[path]`), so a submission that does not compile is scored
-//! against the same rubric.
 
 use std::collections::BTreeMap;
 use std::fmt;

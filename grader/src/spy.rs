@@ -1,24 +1,12 @@
-//! The grader's own instruments: a correct payments server that records every
-//! call, and a key source that records every key it hands out.
-//!
-//! They let the client and reconciliation checks run without the student's
-//! server, so each exercise is graded on its own.
+//! The judge's model of lesson 2's payments server (`PaymentsServer`), with
+//! and without idempotency, recording every call. Checks play scripts
+//! against it to know what the implementation must answer, and replay a
+//! client's recorded calls through it to know what the ledger must hold.
 
+use protocol::Call;
 use sim::{
-    ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, KeySource, LedgerEntry, Money, OrderId,
-    Payments, SeededKeys,
+    ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, OrderId, Payments,
 };
-
-/// One call the client made: what it sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Call {
-    /// The idempotency key it carried.
-    pub key: IdempotencyKey,
-    /// The order.
-    pub order_id: OrderId,
-    /// The amount, in cents.
-    pub amount: Money,
-}
 
 /// A correct payments server (with or without idempotency) that logs calls.
 #[derive(Debug, Default)]
@@ -72,31 +60,5 @@ impl Payments for SpyServer {
 
     fn ledger(&self) -> &[LedgerEntry] {
         &self.ledger
-    }
-}
-
-/// A seeded key source that remembers what it issued.
-#[derive(Debug)]
-pub struct RecordingKeys {
-    inner: SeededKeys,
-    /// Every key handed out, in order.
-    pub issued: Vec<IdempotencyKey>,
-}
-
-impl RecordingKeys {
-    /// Seeded like [`SeededKeys::new`].
-    pub fn new(seed: u64) -> RecordingKeys {
-        RecordingKeys {
-            inner: SeededKeys::new(seed),
-            issued: Vec::new(),
-        }
-    }
-}
-
-impl KeySource for RecordingKeys {
-    fn new_key(&mut self) -> IdempotencyKey {
-        let k = self.inner.new_key();
-        self.issued.push(k);
-        k
     }
 }

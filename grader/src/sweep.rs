@@ -6,8 +6,10 @@ use std::fmt::Write;
 
 use clap::Args;
 use serde_json::json;
+use sim::Money;
 use sim::money::group_thousands;
-use sim::{Money, Scenario};
+
+use crate::fixture::Scenario;
 
 use crate::comparison::{WorldFigures, Worlds};
 use crate::fleet;
@@ -133,7 +135,7 @@ pub struct SweepPoint {
 /// # Errors
 /// When the scenario's losses are a script, not a probability.
 pub fn at(scenario: &Scenario, p: f64) -> Result<Scenario, String> {
-    if scenario.p_response_lost().is_none() {
+    if scenario.fleet.p_response_lost().is_none() {
         return Err(format!(
             "barrido: el fixture {} tiene un guion de pérdidas; el barrido necesita pérdidas aleatorias (`losses.p_response_lost` y `losses.seed`)",
             scenario.name
@@ -195,7 +197,7 @@ pub fn render(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> S
         out,
         "las mismas semillas en cada p: la red falla igual en los dos mundos\n"
     );
-    let m = scenario.max_attempts;
+    let m = scenario.fleet.max_attempts;
     let _ = writeln!(
         out,
         "  {:>10}  {:>10}  {:>14}  {:>9}  {:>11}  {:>9}",
@@ -230,7 +232,7 @@ pub fn render(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> S
 
 /// The same figures for machines (money in cents, Spanish keys).
 pub fn to_json(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> serde_json::Value {
-    let m = scenario.max_attempts;
+    let m = scenario.fleet.max_attempts;
     let rows: Vec<serde_json::Value> = points
         .iter()
         .map(|pt| {
@@ -251,9 +253,9 @@ pub fn to_json(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> 
     json!({
         "escenario": scenario.name,
         "implementacion": crate_name,
-        "ordenes": scenario.order_count(),
+        "ordenes": scenario.fleet.order_count(),
         "max_intentos": m,
-        "stream": scenario.stream.name(),
+        "stream": scenario.fleet.stream.name(),
         "puntos": rows,
     })
 }

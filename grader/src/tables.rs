@@ -2,9 +2,12 @@
 
 use std::fmt::Write;
 
-use sim::{Money, Scenario, money::group_thousands};
+use sim::{Money, money::group_thousands};
 
-use crate::world::WorldRun;
+use crate::fixture::Scenario;
+
+use protocol::WorldRun;
+use sim::Reconciliation;
 
 /// The worlds of one scenario, ready to print.
 #[derive(Clone, Copy, Debug)]
@@ -23,12 +26,18 @@ pub fn render(scenario: &Scenario, runs: &ScenarioRuns) -> String {
     let mut out = String::new();
     out.push_str(&scenario.title);
     out.push('\n');
-    if scenario.order_count() == 1 {
+    if scenario.fleet.order_count() == 1 {
         buyer(&mut out, scenario, runs);
     } else {
         fleet(&mut out, scenario, runs);
     }
     out
+}
+
+/// A world's reconciliation (the tables always ask for it; zeros if a run
+/// did not reconcile).
+fn rec(w: &WorldRun) -> Reconciliation {
+    w.reconciliation.unwrap_or_default()
 }
 
 /// Whole dollars without separators, as the one-buyer lines print them
@@ -55,8 +64,8 @@ fn buyer(out: &mut String, scenario: &Scenario, runs: &ScenarioRuns) {
             out,
             "  {label:<23}-> intentos={}  cargos={}  TOTAL COBRADO={}",
             w.attempts,
-            w.reconciliation.charges,
-            plain(w.reconciliation.charged)
+            rec(w).charges,
+            plain(rec(w).charged)
         );
     };
     line(out, "SIN idempotencia", &runs.before);
@@ -67,7 +76,7 @@ fn buyer(out: &mut String, scenario: &Scenario, runs: &ScenarioRuns) {
     let _ = write!(
         out,
         "\n  Cobro correcto esperado: {}\n",
-        plain(runs.after.reconciliation.intended)
+        plain(rec(&runs.after).intended)
     );
 }
 
@@ -80,7 +89,7 @@ fn money(out: &mut String, label: &str, m: Money) {
 }
 
 fn overcharge(out: &mut String, w: &WorldRun) {
-    let r = &w.reconciliation;
+    let r = &rec(w);
     if r.overcharge == Money::ZERO {
         money(out, "SOBRECOBRO", r.overcharge);
     } else {
@@ -94,25 +103,26 @@ fn overcharge(out: &mut String, w: &WorldRun) {
 
 fn fleet(out: &mut String, scenario: &Scenario, runs: &ScenarioRuns) {
     let p = scenario
+        .fleet
         .p_response_lost()
         .map_or_else(|| "guion".to_string(), |p| p.to_string());
     let _ = writeln!(
         out,
         "N={} ordenes | p(respuesta perdida)={p} | max_attempts={}",
-        scenario.order_count(),
-        scenario.max_attempts
+        scenario.fleet.order_count(),
+        scenario.fleet.max_attempts
     );
     if !scenario.description.trim().is_empty() {
         out.push_str(scenario.description.trim_matches('\n'));
         out.push('\n');
     }
     out.push('\n');
-    let intended = runs.after.reconciliation.intended;
+    let intended = rec(&runs.after).intended;
     let _ = writeln!(
         out,
         "  {:<35}: {intended:>10}  ({} cargos)\n",
         "Cobro correcto (intencion)",
-        scenario.order_count()
+        scenario.fleet.order_count()
     );
     world(out, "SIN idempotencia:", &runs.before, false);
     out.push('\n');
@@ -126,7 +136,7 @@ fn fleet(out: &mut String, scenario: &Scenario, runs: &ScenarioRuns) {
 
 /// One world's block of the fleet table, as lesson 2 lays it out.
 fn world(out: &mut String, heading: &str, w: &WorldRun, executions: bool) {
-    let r = &w.reconciliation;
+    let r = &rec(w);
     let _ = writeln!(out, "  {heading}");
     count(out, "intentos totales al server", w.attempts);
     if executions {

@@ -18,7 +18,9 @@
 //! that one variant again without revealing S. Child processes rebuild the
 //! same variants from the same arguments and environment.
 
-use sim::{Scenario, Stream, StreamKind};
+use sim::{Stream, StreamKind};
+
+use crate::fixture::Scenario;
 
 use crate::cli::Cli;
 use crate::verdict::Exercise;
@@ -89,6 +91,11 @@ impl Variant {
         format!("{NAME_PREFIX}{}", self.seed)
     }
 
+    /// The name of its model-based checks, `variante-SEMILLA-modelo`.
+    pub fn model_check_name(&self) -> String {
+        format!("{}-{}", self.name(), crate::checks::MODEL)
+    }
+
     /// The loss probability.
     pub fn p_response_lost(&self) -> f64 {
         f64::from(self.p_hundredths) / 100.0
@@ -113,7 +120,7 @@ impl Variant {
             self.p_response_lost(),
             self.max_attempts
         );
-        s.key_seed = self.key_seed;
+        s.fleet.key_seed = self.key_seed;
         s.show_key_per_attempt = true;
         s
     }
@@ -216,9 +223,12 @@ impl Plan {
         self.variants.iter().map(Variant::scenario).collect()
     }
 
-    /// The variant whose scenario is called `name`, if any.
+    /// The variant whose scenario or model-based check is called `name`, if
+    /// any.
     pub fn find(&self, name: &str) -> Option<&Variant> {
-        self.variants.iter().find(|v| v.name() == name)
+        self.variants
+            .iter()
+            .find(|v| v.name() == name || v.model_check_name() == name)
     }
 
     /// Whether the plan has no variant.
@@ -241,9 +251,9 @@ mod tests {
             assert!((1..=60).contains(&v.p_hundredths));
             assert!((1..=6).contains(&v.max_attempts));
             let s = v.scenario();
-            assert_eq!(s.order_count(), v.orders);
-            assert_eq!(s.p_response_lost(), Some(v.p_response_lost()));
-            assert_eq!(s.stream, StreamKind::Chacha);
+            assert_eq!(s.fleet.order_count(), v.orders);
+            assert_eq!(s.fleet.p_response_lost(), Some(v.p_response_lost()));
+            assert_eq!(s.fleet.stream, StreamKind::Chacha);
         }
     }
 

@@ -109,6 +109,22 @@ pub enum Verdict {
         /// What happened, in Spanish.
         what: String,
     },
+    /// The code disagreed with the model on a generated input: the
+    /// smallest such input, shrunk, as a numbered trace.
+    Counterexample {
+        /// The shrunk case in one line (size, seed, where it came from).
+        summary: String,
+        /// Numbered Spanish lines, the last marked where the code parts
+        /// from the model.
+        trace: Vec<String>,
+        /// What the lesson says about it.
+        hint: String,
+    },
+    /// The code did not compile: no check could run.
+    NotCompiled {
+        /// The compiler's first errors, paths relative to the repository.
+        errors: Vec<String>,
+    },
 }
 
 impl Verdict {
@@ -153,10 +169,31 @@ impl Verdict {
                 vec![format!("pánico en {location}: {message}")]
             }
             Verdict::TimedOut { limit_ms } => vec![format!(
-                "no terminó en {} s y se detuvo (¿un bucle infinito? ¿un reintento que nunca se rinde?); cambia el límite con --timeout",
+                "no terminó en {} s y se detuvo: busca un bucle que no avanza o un reintento que nunca se rinde (el límite crece con el trabajo de la verificación)",
                 *limit_ms as f64 / 1000.0
             )],
             Verdict::Crashed { what } => vec![format!("el proceso murió: {what}")],
+            Verdict::Counterexample {
+                summary,
+                trace,
+                hint,
+            } => {
+                let mut lines = vec![format!("contraejemplo mínimo: {summary}")];
+                lines.extend(trace.iter().map(|l| format!("  {l}")));
+                lines.push(format!("pista: {hint}"));
+                lines
+            }
+            Verdict::NotCompiled { errors } => {
+                let mut lines =
+                    vec!["tu código no compila; el primer error del compilador:".to_string()];
+                lines.extend(
+                    errors
+                        .first()
+                        .into_iter()
+                        .flat_map(|e| e.lines().map(str::to_string)),
+                );
+                lines
+            }
         }
     }
 }

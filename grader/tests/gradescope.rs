@@ -12,7 +12,6 @@
 //! The kit is built once (the first `setup.sh`); each submission then only
 //! recompiles `exercises` and the grader that links it, in the nested target
 //! folder the other slow tests share (`anidado::target()`).
-#![cfg(feature = "solutions")]
 
 mod anidado;
 mod informes;

@@ -7,7 +7,6 @@
 //! cold cache) and marked `#[ignore]`: `.ci/run` runs it explicitly with
 //! `cargo test -p grader --test compilacion --test plantilla --test gradescope -- --ignored`,
 //! sharing `target/tmp/kit-anidado` with the compile-error tests.
-#![cfg(feature = "solutions")]
 
 mod anidado;
 mod informes;
@@ -107,10 +106,10 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
     assert!(!readme.contains("\n\n\n"), "{readme}");
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
     assert!(!manifest.contains("solutions"), "{manifest}");
-    let grader_manifest = std::fs::read_to_string(dir.join("grader/Cargo.toml")).unwrap();
-    assert!(!grader_manifest.contains("dep:solutions"));
-    assert!(!grader_manifest.contains("solutions = {"));
-    assert!(grader_manifest.contains("default = []"));
+    let harness_manifest = std::fs::read_to_string(dir.join("harness/Cargo.toml")).unwrap();
+    assert!(!harness_manifest.contains("solutions"), "{harness_manifest}");
+    assert!(harness_manifest.contains("default = [\"exercises\"]"));
+    assert!(!dir.join("harness/tests").exists());
 
     // The nested target folder is shared with other copies of the kit, and
     // cargo takes an artifact as fresh when the sources are older than it

@@ -1,40 +1,13 @@
-//! Los clientes propios del kit, de solo lectura: el bucle de la lección 2 con
-//! una key dada, y el error clásico de la lección 3, una key nueva en cada
-//! intento.
+//! El cliente equivocado de la lección 3, de solo lectura, como contraste:
+//! una key nueva en cada intento.
 //!
 //! El cliente del estudiante (ejercicio 2) es el correcto: una key por
 //! operación, creada antes del primer intento y reenviada en cada reintento.
 
-use crate::ids::IdempotencyKey;
 use crate::keys::KeySource;
 use crate::network::Network;
 use crate::order::{ChargeOutcome, Order};
 use crate::payments::Payments;
-
-/// El `client_charge` de la lección 2: envía `key` hasta que llega una
-/// respuesta, como máximo `max_attempts` veces.
-pub fn charge_with_key<P: Payments + ?Sized>(
-    server: &mut P,
-    network: &mut Network,
-    order: &Order,
-    key: IdempotencyKey,
-    max_attempts: u32,
-) -> ChargeOutcome {
-    let mut attempts = 0;
-    while attempts < max_attempts {
-        attempts += 1;
-        if let Some(result) = network.send(server, key, order.id, order.amount) {
-            return ChargeOutcome {
-                attempts,
-                confirmed: Some(result),
-            };
-        }
-    }
-    ChargeOutcome {
-        attempts,
-        confirmed: None,
-    }
-}
 
 /// El cliente EQUIVOCADO de la lección 3: crea una key nueva en cada intento,
 /// así que el servidor ve cada reintento como una operación nueva y vuelve a

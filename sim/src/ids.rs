@@ -4,7 +4,10 @@ use std::fmt;
 
 /// El id de una orden de `orders` (el `order_id` de la lección 2). Los
 /// fixtures numeran las flotas generadas desde 1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
 pub struct OrderId(pub u64);
 
 impl fmt::Display for OrderId {
@@ -20,7 +23,10 @@ impl fmt::Display for OrderId {
 /// Un valor de 64 bits, barato de hashear y de comparar. Las fuentes de keys
 /// del kit ([`crate::KeySource`]) las sacan de un stream con semilla, así que
 /// una key nunca codifica el contenido de una orden.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
 pub struct IdempotencyKey(pub u64);
 
 impl fmt::Display for IdempotencyKey {
@@ -31,7 +37,10 @@ impl fmt::Display for IdempotencyKey {
 
 /// El id de un cargo ejecutado: la fila del ledger que escribió, numerada
 /// desde 1 e impresa como en la lección 2 (`ch_0001`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
 pub struct ChargeId(pub u64);
 
 impl ChargeId {

@@ -5,7 +5,7 @@ use crate::ids::{ChargeId, IdempotencyKey, OrderId};
 use crate::money::Money;
 
 /// El estado de un cargo. El servidor de la lección solo captura.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ChargeStatus {
     /// El dinero se cobró (lección 2: `"status": "captured"`).
     Captured,
@@ -13,7 +13,7 @@ pub enum ChargeStatus {
 
 /// La respuesta de `payments.charge`: qué cargo, cuánto y su estado. Es el
 /// `{"charge_id": ..., "amount": ..., "status": "captured"}` de la lección 2.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ChargeResult {
     /// El cargo que se ejecutó (en un replay: el guardado).
     pub charge_id: ChargeId,
@@ -26,7 +26,7 @@ pub struct ChargeResult {
 /// Una fila del ledger append-only: un cargo que se ejecutó de verdad. Es el
 /// `(key, amount, charge_id)` de la lección 2, más el id de la orden, para
 /// poder reconciliar los cargos orden por orden.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct LedgerEntry {
     /// La idempotency key que llevaba la request.
     pub key: IdempotencyKey,

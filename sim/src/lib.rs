@@ -5,11 +5,11 @@
 //! Lo comparten el crate del estudiante (`exercises`), la referencia
 //! (`solutions`) y el grader; los estudiantes nunca lo editan. El dinero va en
 //! centavos enteros ([`Money`]); cada sorteo aleatorio sale de un [`Stream`]
-//! con semilla, así que el mismo fixture da las mismas cifras en cualquier
+//! con semilla, así que la misma [`Fleet`] da las mismas cifras en cualquier
 //! máquina.
 
 pub mod clients;
-pub mod fixture;
+pub mod fleet;
 pub mod ids;
 pub mod keys;
 pub mod kit;
@@ -21,7 +21,7 @@ pub mod payments;
 pub mod reconciliation;
 pub mod stream;
 
-pub use fixture::{FixtureError, LossSpec, OrdersSpec, Scenario};
+pub use fleet::{Fleet, LossSpec, OrdersSpec};
 pub use ids::{ChargeId, IdempotencyKey, OrderId};
 pub use keys::{KeySource, SeededKeys};
 pub use kit::Kit;

@@ -17,7 +17,20 @@ use std::ops::{Add, AddAssign, Mul, Sub};
 /// La aritmética entra en pánico por desbordamiento en las compilaciones de
 /// depuración (debug), como cualquier `i64`; el límite está en ±92 mil
 /// billones de dólares, así que con los límites de los fixtures nunca ocurre.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(transparent)]
 pub struct Money(i64);
 
 impl Money {
@@ -119,7 +132,7 @@ pub fn group_thousands(n: u64) -> String {
 /// intención (lección 2: "$48,139 (18.7% de mas)"). Guardar la fracción exacta
 /// hace que la igualdad y la impresión nunca dependan de la coma flotante. Un
 /// `whole` de cero significa "no hay con qué comparar" y se lee como 0%.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Percent {
     part: Money,
     whole: Money,

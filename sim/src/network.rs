@@ -8,7 +8,8 @@ use crate::payments::Payments;
 use crate::stream::{Stream, StreamKind};
 
 /// Qué pasa con una respuesta.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Delivery {
     /// La respuesta llega al cliente.
     Delivered,

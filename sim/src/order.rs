@@ -6,7 +6,7 @@ use crate::money::Money;
 
 /// Una orden de `orders`: lo que el comprador tiene la intención de pagar,
 /// exactamente una vez.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Order {
     /// El id de la orden.
     pub id: OrderId,
@@ -15,7 +15,7 @@ pub struct Order {
 }
 
 /// Lo que informa un cliente después de cobrar una orden.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ChargeOutcome {
     /// Cuántas veces envió el cliente el cobro (de 1 a `max_attempts`).
     pub attempts: u32,

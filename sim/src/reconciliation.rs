@@ -5,7 +5,7 @@ use crate::money::{Money, Percent};
 /// Las órdenes de la intención contra el ledger, unidas por id de orden
 /// (lección 2, "Errores comunes": la métrica que revela el doble cargo es el
 /// total cobrado contra la intención, y las órdenes con 2+ cargos).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Reconciliation {
     /// Suma de los montos de las órdenes ("Cobro correcto (intencion)").
     pub intended: Money,

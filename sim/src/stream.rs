@@ -11,10 +11,10 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_mt::Mt;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// De qué generador sortea un fixture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum StreamKind {
     /// MT19937 con la semilla puesta como la pone CPython en

@@ -1,8 +1,13 @@
-//! Exercise 2's checks: the client, against the grader's own spy server.
+//! Exercise 2's checks: the client, through the harness's recording server;
+//! its recorded calls are replayed through the judge's model server.
 
-use sim::{ChargeOutcome, Delivery, Kit, LossModel, Money, Network, Order, OrderId, Payments};
+use protocol::Call;
+use sim::{
+    ChargeId, ChargeOutcome, Delivery, Fleet, IdempotencyKey, Money, Order, OrderId, Payments,
+};
 
-use crate::spy::{RecordingKeys, SpyServer};
+use crate::runner::{self, Execute};
+use crate::spy::SpyServer;
 use crate::verdict::Verdict;
 
 /// `(id, title)` of every fixed check of exercise 2.
@@ -28,27 +33,28 @@ pub const CHECKS: &[(&str, &str)] = &[
 const LOST: Delivery = Delivery::Lost;
 const DELIVERED: Delivery = Delivery::Delivered;
 
-/// One client call against a spy server on a scripted network.
+/// What the implementation's client did with one order of $500 on a
+/// scripted network (through the harness's recording server, which answers
+/// call `n` with `ch_n`).
 struct Run {
     outcome: ChargeOutcome,
-    server: SpyServer,
-    keys: RecordingKeys,
+    calls: Vec<Call>,
+    issued: Vec<IdempotencyKey>,
 }
 
-fn run_client<K: Kit>(script: Vec<Delivery>, max_attempts: u32) -> Run {
-    let mut server = SpyServer::new(true);
-    let mut network = Network::new(LossModel::scripted(script));
-    let mut keys = RecordingKeys::new(2);
-    let order = Order {
-        id: OrderId(1),
-        amount: Money::from_dollars(500),
-    };
-    let outcome = K::charge_order(&mut server, &mut network, &mut keys, &order, max_attempts);
-    Run {
-        outcome,
-        server,
-        keys,
-    }
+fn run_client(h: &dyn Execute, script: Vec<Delivery>, max_attempts: u32) -> Result<Run, Verdict> {
+    let mut fleet = Fleet::scripted(vec![Money::from_dollars(500)], script, max_attempts);
+    fleet.key_seed = 2;
+    let (orders, _) = runner::client(h, &fleet, None)?;
+    let order = orders
+        .into_iter()
+        .next()
+        .ok_or_else(|| runner::unexpected("falta la orden"))?;
+    Ok(Run {
+        outcome: order.outcome,
+        calls: order.calls,
+        issued: order.keys_issued,
+    })
 }
 
 /// `[a ×3, b]`: the keys in order, runs of one key collapsed, so a client
@@ -81,12 +87,12 @@ fn describe_keys(keys: &[sim::IdempotencyKey]) -> String {
 }
 
 fn describe(run: &Run) -> String {
-    let keys: Vec<_> = run.server.calls.iter().map(|c| c.key).collect();
+    let keys: Vec<_> = run.calls.iter().map(|c| c.key).collect();
     format!(
         "{} intento(s) al server con keys {}; keys creadas: {}; informó attempts={} {}",
-        run.server.calls.len(),
+        run.calls.len(),
         describe_keys(&keys),
-        run.keys.issued.len(),
+        run.issued.len(),
         run.outcome.attempts,
         match run.outcome.confirmed {
             Some(r) => format!("confirmado {}", r.charge_id),
@@ -95,23 +101,23 @@ fn describe(run: &Run) -> String {
     )
 }
 
-/// Runs fixed check `id` against `K`'s client.
+/// Runs fixed check `id` against the implementation's client.
 ///
 /// # Panics
 /// On an unknown `id`.
-pub fn run<K: Kit>(id: &str) -> Verdict {
+pub fn run(h: &dyn Execute, id: &str) -> Result<(), Verdict> {
     match id {
-        "misma-key-en-cada-reintento" => same_key::<K>(),
-        "se-detiene-en-la-primera-respuesta" => stops_at_first_response::<K>(),
-        "se-rinde-tras-max-attempts" => gives_up::<K>(),
-        "operaciones-distintas-keys-distintas" => distinct_operations::<K>(),
+        "misma-key-en-cada-reintento" => same_key(h),
+        "se-detiene-en-la-primera-respuesta" => stops_at_first_response(h),
+        "se-rinde-tras-max-attempts" => gives_up(h),
+        "operaciones-distintas-keys-distintas" => distinct_operations(h),
         other => panic!("unknown client check {other}"),
     }
 }
 
 /// One operation, its attempts' responses and `max_attempts`: the client
 /// must create one key and send it on every attempt.
-fn same_key<K: Kit>() -> Verdict {
+fn same_key(h: &dyn Execute) -> Result<(), Verdict> {
     let scripts: [(Vec<Delivery>, u32, &str); 2] = [
         (
             vec![LOST, LOST, DELIVERED],
@@ -126,20 +132,19 @@ fn same_key<K: Kit>() -> Verdict {
     ];
     for (script, max, expected) in scripts {
         let attempts = script.len();
-        let r = run_client::<K>(script, max);
-        let keys: Vec<_> = r.server.calls.iter().map(|c| c.key).collect();
-        let ok = keys.len() >= attempts
-            && r.keys.issued.len() == 1
-            && keys.iter().all(|k| *k == r.keys.issued[0]);
+        let r = run_client(h, script, max)?;
+        let keys: Vec<_> = r.calls.iter().map(|c| c.key).collect();
+        let ok =
+            keys.len() >= attempts && r.issued.len() == 1 && keys.iter().all(|k| *k == r.issued[0]);
         if !ok {
-            return Verdict::failed(
+            return Err(Verdict::failed(
                 expected,
                 describe(&r),
-                key_hint(&keys, &r.keys.issued, attempts),
-            );
+                key_hint(&keys, &r.issued, attempts),
+            ));
         }
     }
-    Verdict::Passed
+    Ok(())
 }
 
 /// Names the key mistake from the keys the attempts carried and the keys
@@ -184,50 +189,51 @@ fn key_hint(keys: &[sim::IdempotencyKey], issued: &[sim::IdempotencyKey], needed
     )
 }
 
-fn stops_at_first_response<K: Kit>() -> Verdict {
+fn stops_at_first_response(h: &dyn Execute) -> Result<(), Verdict> {
     for (script, n) in [(vec![DELIVERED], 1u32), (vec![LOST, DELIVERED], 2)] {
-        let r = run_client::<K>(script, 4);
-        let last_charge = r.server.ledger().last().map(|row| row.charge_id);
-        let ok = r.server.calls.len() == n as usize
+        let r = run_client(h, script, 4)?;
+        // The recording server answers call n with ch_n.
+        let last_charge = (!r.calls.is_empty()).then(|| ChargeId(r.calls.len() as u64));
+        let ok = r.calls.len() == n as usize
             && r.outcome.attempts == n
             && r.outcome.confirmed.is_some()
             && r.outcome.confirmed.map(|c| c.charge_id) == last_charge;
         if !ok {
-            return Verdict::failed(
+            return Err(Verdict::failed(
                 format!(
                     "la respuesta del intento {n} llega → {n} intento(s), attempts={n}, confirmado con el resultado que llegó"
                 ),
                 describe(&r),
                 "la respuesta llegó: la operación terminó. Reintentar después de una respuesta entregada es enviar un cobro que nadie pidió; devuelve en cuanto network.send dé Some(resultado).",
-            );
+            ));
         }
     }
-    Verdict::Passed
+    Ok(())
 }
 
 /// The limits `gives_up` tries, in order: the lesson's 4, the edges 1 and
 /// 2, and limits past any small fixed cap.
 const GIVE_UP_LIMITS: [u32; 5] = [4, 1, 2, 10, 25];
 
-fn gives_up<K: Kit>() -> Verdict {
+fn gives_up(h: &dyn Execute) -> Result<(), Verdict> {
     // 1000 lost responses: a client that never gives up stops only after them.
-    let runs: Vec<(u32, Run)> = GIVE_UP_LIMITS
-        .iter()
-        .map(|&max| (max, run_client::<K>(vec![LOST; 1000], max)))
-        .collect();
+    let mut runs: Vec<(u32, Run)> = Vec::new();
+    for max in GIVE_UP_LIMITS {
+        runs.push((max, run_client(h, vec![LOST; 1000], max)?));
+    }
     for (max, r) in &runs {
         let max = *max;
-        let ok = r.server.calls.len() == max as usize
+        let ok = r.calls.len() == max as usize
             && r.outcome.attempts == max
             && r.outcome.confirmed.is_none();
         if ok {
             continue;
         }
-        let calls = r.server.calls.len();
+        let calls = r.calls.len();
         // Another, larger limit that stopped at the same count: a fixed cap.
         let capped = runs
             .iter()
-            .find(|(m, other)| *m > max && other.server.calls.len() == calls)
+            .find(|(m, other)| *m > max && other.calls.len() == calls)
             .map(|(m, _)| *m);
         let hint = if calls > max as usize + 1 {
             format!(
@@ -248,42 +254,46 @@ fn gives_up<K: Kit>() -> Verdict {
         } else {
             "al agotar los intentos, informa attempts == max_attempts y confirmed: None (el cobro queda sin confirmar, sin pánico).".to_string()
         };
-        return Verdict::failed(
+        return Err(Verdict::failed(
             format!(
                 "todas las respuestas se pierden, max_attempts={max} → {max} intento(s), attempts={max}, sin confirmar"
             ),
             describe(r),
             hint,
-        );
+        ));
     }
-    Verdict::Passed
+    Ok(())
 }
 
-fn distinct_operations<K: Kit>() -> Verdict {
-    let mut server = SpyServer::new(true);
-    let mut network = Network::reliable();
-    let mut keys = RecordingKeys::new(3);
-    // Two operations with the same content, then one with other content.
+fn distinct_operations(h: &dyn Execute) -> Result<(), Verdict> {
+    // Two operations with the same content, then one with other content,
+    // on a network that delivers every response.
     let operations = [(1, 500), (1, 500), (2, 300)].map(|(id, dollars)| Order {
         id: OrderId(id),
         amount: Money::from_dollars(dollars),
     });
-    let mut first_keys = Vec::new();
-    let mut confirmed = 0;
-    for order in &operations {
-        let before = server.calls.len();
-        let o = K::charge_order(&mut server, &mut network, &mut keys, order, 4);
-        confirmed += usize::from(o.confirmed.is_some());
-        if let Some(call) = server.calls.get(before) {
-            first_keys.push(call.key);
-        }
+    let mut fleet = Fleet::scripted(Vec::new(), Vec::new(), 4);
+    fleet.key_seed = 3;
+    let (runs, _) = runner::client(h, &fleet, Some(operations.to_vec()))?;
+    // The recorded calls through lesson 2's idempotent server.
+    let mut server = SpyServer::new(true);
+    for c in runs.iter().flat_map(|r| &r.calls) {
+        server.charge(c.key, c.order_id, c.amount);
     }
+    let first_keys: Vec<IdempotencyKey> = runs
+        .iter()
+        .filter_map(|r| r.calls.first().map(|c| c.key))
+        .collect();
+    let confirmed = runs
+        .iter()
+        .filter(|r| r.outcome.confirmed.is_some())
+        .count();
     let distinct = first_keys.len() == 3
         && first_keys[0] != first_keys[1]
         && first_keys[0] != first_keys[2]
         && first_keys[1] != first_keys[2];
     if distinct && server.ledger().len() == 3 && confirmed == 3 {
-        return Verdict::Passed;
+        return Ok(());
     }
     let hint = if first_keys.len() == 3 && first_keys.iter().all(|k| *k == first_keys[0]) {
         "el cliente usó la misma key para todas las operaciones, aun para órdenes distintas: el servidor cree que todo es un reintento de la primera y solo cobra esa. Cada operación necesita su propia key, creada con keys.new_key() al empezar."
@@ -292,7 +302,7 @@ fn distinct_operations<K: Kit>() -> Verdict {
     } else {
         "cada operación necesita su propia key, creada con keys.new_key() al empezar la operación; la respuesta llega siempre, así que cada operación termina confirmada."
     };
-    Verdict::failed(
+    Err(Verdict::failed(
         "tres operaciones (orden 1 por $500, otra vez orden 1 por $500, orden 2 por $300) → tres keys distintas, tres filas en el ledger, tres cobros confirmados",
         format!(
             "keys de cada operación {}; {} fila(s) en el ledger; {confirmed} confirmado(s)",
@@ -300,5 +310,5 @@ fn distinct_operations<K: Kit>() -> Verdict {
             server.ledger().len()
         ),
         hint,
-    )
+    ))
 }

@@ -2,12 +2,13 @@
 //! check per exercise for every fixture (and seeded variant) being graded.
 
 pub mod client;
+pub mod model;
 pub mod reconciliation;
 pub mod scenario;
 pub mod server;
 
-use sim::{Kit, Scenario};
-
+use crate::fixture::Scenario;
+use crate::runner::Execute;
 use crate::verdict::{Exercise, Verdict};
 
 /// What a check runs.
@@ -17,13 +18,18 @@ pub enum CheckTarget {
     Fixed(&'static str),
     /// The whole-scenario check of the catalog's scenario at this index.
     Scenario(usize),
+    /// The model-based family of the exercise, with this seed.
+    Model(u64),
 }
+
+/// The id suffix of the public model-based check (`cobro/modelo`).
+pub const MODEL: &str = "modelo";
 
 /// One check, as reports list it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Check {
     /// Stable id, `exercise/name` (`cobro/replay-devuelve-lo-guardado`,
-    /// `cobro/flota-1000`): rubrics and the child process refer to it.
+    /// `cobro/flota-1000`): rubrics refer to it.
     pub id: String,
     /// The exercise it grades.
     pub exercise: Exercise,
@@ -40,6 +46,14 @@ pub struct Catalog {
     pub scenarios: Vec<Scenario>,
     /// Every check, grouped by exercise.
     pub checks: Vec<Check>,
+}
+
+/// The title of a model-based check.
+fn model_title(seed: u64) -> String {
+    format!(
+        "{} casos aleatorios contra el modelo de la lección (semilla {seed}), reducidos al contraejemplo mínimo",
+        model::CASES
+    )
 }
 
 fn fixed(exercise: Exercise) -> &'static [(&'static str, &'static str)] {
@@ -68,6 +82,12 @@ impl Catalog {
                     target: CheckTarget::Fixed(name),
                 });
             }
+            checks.push(Check {
+                id: format!("{}/{MODEL}", exercise.id()),
+                exercise,
+                title: model_title(model::PUBLIC_SEED),
+                target: CheckTarget::Model(model::PUBLIC_SEED),
+            });
             for (i, s) in scenarios.iter().enumerate() {
                 checks.push(Check {
                     id: format!("{}/{}", exercise.id(), s.name),
@@ -80,20 +100,40 @@ impl Catalog {
         Catalog { scenarios, checks }
     }
 
+    /// Adds, for each exercise already in the catalog, one model-based check
+    /// per hidden variant, seeded with the variant's own seed
+    /// (`cobro/variante-2718281828-modelo`).
+    pub fn add_model_variants(&mut self, variants: &[crate::variants::Variant]) {
+        let exercises: Vec<Exercise> = Exercise::ALL
+            .into_iter()
+            .filter(|e| self.checks.iter().any(|c| c.exercise == *e))
+            .collect();
+        for exercise in exercises {
+            for v in variants {
+                self.checks.push(Check {
+                    id: format!("{}/{}", exercise.id(), v.model_check_name()),
+                    exercise,
+                    title: format!("variante oculta {}: {}", v.seed, model_title(u64::from(v.seed))),
+                    target: CheckTarget::Model(u64::from(v.seed)),
+                });
+            }
+        }
+    }
+
     /// The check with this id.
     pub fn find(&self, id: &str) -> Option<&Check> {
         self.checks.iter().find(|c| c.id == id)
     }
 
-    /// Runs `check` against `K`, in this process (panics propagate).
-    pub fn run<K: Kit>(&self, check: &Check) -> Verdict {
-        match (check.exercise, check.target) {
-            (Exercise::Cobro, CheckTarget::Fixed(id)) => server::run::<K>(id),
-            (Exercise::Cliente, CheckTarget::Fixed(id)) => client::run::<K>(id),
-            (Exercise::Reconciliacion, CheckTarget::Fixed(id)) => reconciliation::run::<K>(id),
-            (exercise, CheckTarget::Scenario(i)) => {
-                scenario::run::<K>(exercise, &self.scenarios[i])
-            }
-        }
+    /// Runs `check` against the implementation behind `h`.
+    pub fn run(&self, h: &dyn Execute, check: &Check) -> Verdict {
+        let result = match (check.exercise, check.target) {
+            (Exercise::Cobro, CheckTarget::Fixed(id)) => server::run(h, id),
+            (Exercise::Cliente, CheckTarget::Fixed(id)) => client::run(h, id),
+            (Exercise::Reconciliacion, CheckTarget::Fixed(id)) => reconciliation::run(h, id),
+            (exercise, CheckTarget::Scenario(i)) => scenario::run(h, exercise, &self.scenarios[i]),
+            (exercise, CheckTarget::Model(seed)) => model::run(h, exercise, seed),
+        };
+        result.err().unwrap_or(Verdict::Passed)
     }
 }

@@ -2,10 +2,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use sim::{
-    ChargeId, IdempotencyKey, Kit, LedgerEntry, Money, Order, OrderId, Percent, Reconciliation,
-};
+use sim::{ChargeId, IdempotencyKey, LedgerEntry, Money, Order, OrderId, Percent, Reconciliation};
 
+use crate::runner::{self, Execute};
 use crate::verdict::Verdict;
 
 /// `(id, title)` of every fixed check of exercise 3.
@@ -123,7 +122,7 @@ pub fn explain(
 /// Like [`explain`], for a case whose `orders` are known too: also names the
 /// mistakes that only the orders reveal (rows of unknown orders, partial
 /// charges).
-fn explain_case(
+pub(crate) fn explain_case(
     orders: &[Order],
     ledger: &[LedgerEntry],
     want: &Reconciliation,
@@ -283,22 +282,25 @@ fn twice_or_more_per_key(ledger: &[LedgerEntry]) -> u64 {
     count
 }
 
-/// Runs `K::reconcile` on one case and compares every field with `want`.
-/// A panic (other than `todo!()`) is a wrong answer of this case.
-fn compare<K: Kit>(
+/// Runs the implementation's `reconcile` on one case and compares every
+/// field with `want`. A panic (other than `todo!()`) is a wrong answer of
+/// this case.
+fn compare(
+    h: &dyn Execute,
     case: &str,
     orders: &[Order],
     ledger: &[LedgerEntry],
     want: Reconciliation,
     hint: &str,
-) -> Verdict {
-    match contain_panic(|| K::reconcile(orders, ledger)) {
+) -> Result<(), Verdict> {
+    match runner::reconcile(h, orders, ledger) {
         Ok(got) => verdict_of(case, orders, ledger, want, got, hint),
-        Err(message) => Verdict::failed(
+        Err(Verdict::Panicked { message, location }) => Err(Verdict::failed(
             format!("{case}: {}", describe_zero_or(&want)),
-            format!("pánico: {message}"),
+            format!("pánico en {location}: {message}"),
             panic_hint(&message, hint),
-        ),
+        )),
+        Err(other) => Err(other),
     }
 }
 
@@ -321,16 +323,16 @@ fn verdict_of(
     want: Reconciliation,
     got: Reconciliation,
     hint: &str,
-) -> Verdict {
+) -> Result<(), Verdict> {
     if want == got {
-        return Verdict::Passed;
+        return Ok(());
     }
     let (w, g) = differences(&want, &got);
-    Verdict::failed(
+    Err(Verdict::failed(
         format!("{case}: {w}"),
         g,
         explain_case(orders, ledger, &want, &got, hint),
-    )
+    ))
 }
 
 /// `want` in words for a case where the code panicked.
@@ -343,38 +345,22 @@ fn describe_zero_or(want: &Reconciliation) -> String {
     }
 }
 
-/// Runs `job`; a panic other than `todo!()` becomes `Err(message)`. A
-/// `todo!()` keeps unwinding, so the check is reported pending.
-fn contain_panic<T>(job: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).map_err(|payload| {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "(sin mensaje)".to_string());
-        if message.starts_with("not yet implemented") {
-            std::panic::resume_unwind(payload);
-        }
-        message
-    })
-}
-
-/// Runs fixed check `id` against `K`'s reconciliation.
+/// Runs fixed check `id` against the implementation's reconciliation.
 ///
 /// # Panics
 /// On an unknown `id`.
-pub fn run<K: Kit>(id: &str) -> Verdict {
+pub fn run(h: &dyn Execute, id: &str) -> Result<(), Verdict> {
     match id {
-        "entradas-vacias-dan-ceros" => empty::<K>(),
-        "cargos-por-orden-no-por-key" => per_order::<K>(),
-        "sin-compensar-ordenes" => no_netting::<K>(),
-        "porcentaje-sobre-la-intencion" => percentage::<K>(),
-        "filas-de-ordenes-desconocidas" => unknown_orders::<K>(),
+        "entradas-vacias-dan-ceros" => empty(h),
+        "cargos-por-orden-no-por-key" => per_order(h),
+        "sin-compensar-ordenes" => no_netting(h),
+        "porcentaje-sobre-la-intencion" => percentage(h),
+        "filas-de-ordenes-desconocidas" => unknown_orders(h),
         other => panic!("unknown reconciliation check {other}"),
     }
 }
 
-fn empty<K: Kit>() -> Verdict {
+fn empty(h: &dyn Execute) -> Result<(), Verdict> {
     let hint = "con entradas vacías todo es cero: no dividas por una intención de $0 (Percent::of ya devuelve 0%) ni leas ledger[0] ni hagas unwrap() de un máximo o un primer elemento que no existe.";
     let orders = [order(1, 500), order(2, 300)];
     let cases = [
@@ -395,15 +381,12 @@ fn empty<K: Kit>() -> Verdict {
         ),
     ];
     for (case, orders, want) in cases {
-        let v = compare::<K>(case, orders, &[], want, hint);
-        if !v.passed() {
-            return v;
-        }
+        compare(h, case, orders, &[], want, hint)?;
     }
-    Verdict::Passed
+    Ok(())
 }
 
-fn per_order<K: Kit>() -> Verdict {
+fn per_order(h: &dyn Execute) -> Result<(), Verdict> {
     let hint = "une el ledger con las órdenes por order id: una orden cobrada dos veces con keys distintas (el error de la lección 3) también es un doble cargo, y una key repetida en dos órdenes no lo es.";
     // Orders 1 and 4 charged twice, each under two keys (lesson 3's key per
     // attempt); orders 2 and 3 charged once each, under one shared key. Per
@@ -426,16 +409,14 @@ fn per_order<K: Kit>() -> Verdict {
         overcharge_pct: Percent::of(Money::from_dollars(600), Money::from_dollars(1100)),
         ..Reconciliation::default()
     };
-    let v = compare::<K>(
+    compare(
+        h,
         "órdenes 1 y 4 cobradas dos veces con keys distintas, órdenes 2 y 3 con una key compartida",
         &orders,
         &ledger,
         want,
         hint,
-    );
-    if !v.passed() {
-        return v;
-    }
+    )?;
     // The same idea at scale and to the cent: an order of $123.45 and two of
     // $20,000,000, the first of those charged twice under two keys. Every
     // amount fits in an i32 of cents; the totals do not (charged does not
@@ -476,7 +457,8 @@ fn per_order<K: Kit>() -> Verdict {
         overcharge_pct: Percent::of(big, intended),
         ..Reconciliation::default()
     };
-    compare::<K>(
+    compare(
+        h,
         "órdenes de $123.45, $20,000,000 y $20,000,000, la segunda cobrada dos veces con keys distintas (totales de más de i32::MAX centavos)",
         &orders,
         &ledger,
@@ -485,7 +467,7 @@ fn per_order<K: Kit>() -> Verdict {
     )
 }
 
-fn no_netting<K: Kit>() -> Verdict {
+fn no_netting(h: &dyn Execute) -> Result<(), Verdict> {
     // Order 1's retry carried the same key (a server without idempotency);
     // order 2 was never charged. In total, charged = intended.
     let orders = [order(1, 500), order(2, 500)];
@@ -501,16 +483,14 @@ fn no_netting<K: Kit>() -> Verdict {
         overcharge_pct: Percent::of(Money::from_dollars(500), Money::from_dollars(1000)),
         ..Reconciliation::default()
     };
-    let v = compare::<K>(
+    compare(
+        h,
         "orden 1 ($500) cobrada dos veces, orden 2 ($500) nunca",
         &orders,
         &ledger,
         want,
         "suma el sobrecobro orden por orden (lo cobrado de más a cada una) y el cobro faltante aparte: charged − intended = $0 esconde $500 cobrados de más a un comprador y $500 sin cobrar a otro.",
-    );
-    if !v.passed() {
-        return v;
-    }
+    )?;
     // Partial amounts: order 1 charged less than its amount; orders 2 and 3
     // charged twice (each under one key, as a server without idempotency
     // writes a retry), order 2's second row for less than its amount. In
@@ -533,7 +513,8 @@ fn no_netting<K: Kit>() -> Verdict {
         overcharge_pct: Percent::of(Money::from_dollars(300), Money::from_dollars(1000)),
         ..Reconciliation::default()
     };
-    compare::<K>(
+    compare(
+        h,
         "orden 1 ($500) cobrada una vez por $200, orden 2 ($300) cobrada $300 + $100, orden 3 ($200) cobrada dos veces",
         &orders,
         &ledger,
@@ -542,7 +523,7 @@ fn no_netting<K: Kit>() -> Verdict {
     )
 }
 
-fn percentage<K: Kit>() -> Verdict {
+fn percentage(h: &dyn Execute) -> Result<(), Verdict> {
     let orders = [order(1, 600), order(2, 400)];
     let ledger = rows(&[(1, 1, 600), (1, 1, 600), (2, 2, 400)]);
     let want = Reconciliation {
@@ -554,7 +535,8 @@ fn percentage<K: Kit>() -> Verdict {
         overcharge_pct: Percent::of(Money::from_dollars(600), Money::from_dollars(1000)),
         ..Reconciliation::default()
     };
-    compare::<K>(
+    compare(
+        h,
         "intención $1,000, orden 1 ($600) cobrada dos veces",
         &orders,
         &ledger,
@@ -563,7 +545,7 @@ fn percentage<K: Kit>() -> Verdict {
     )
 }
 
-fn unknown_orders<K: Kit>() -> Verdict {
+fn unknown_orders(h: &dyn Execute) -> Result<(), Verdict> {
     // Order 2 is never charged; the unknown order 99 has two rows. Counted
     // by distinct ids, 99 would hide order 2 and count once.
     let orders = [order(1, 500), order(2, 300)];
@@ -577,7 +559,8 @@ fn unknown_orders<K: Kit>() -> Verdict {
         undercharge: Money::from_dollars(300),
         ..Reconciliation::default()
     };
-    compare::<K>(
+    compare(
+        h,
         "orden 1 ($500) cobrada una vez, orden 2 ($300) nunca, y dos filas de $70 para la orden 99, que no existe",
         &orders,
         &ledger,

@@ -1,10 +1,13 @@
 //! Checks that run a whole fixture (or a seeded variant) through one exercise
 //! and compare every figure with the oracle.
 
-use sim::{Kit, Money, Payments, Reconciliation, Scenario, clients};
+use protocol::ClientKind;
+use sim::{Money, Payments, Reconciliation};
 
 use crate::checks::reconciliation::{differences, explain};
+use crate::fixture::Scenario;
 use crate::oracle::{self, Expected, WorldFigures};
+use crate::runner::{self, Execute};
 use crate::spy::SpyServer;
 use crate::verdict::{Exercise, Verdict};
 
@@ -27,6 +30,15 @@ impl Measured {
         }
     }
 
+    fn of(run: &protocol::WorldRun) -> Measured {
+        Measured {
+            attempts: run.attempts,
+            charges: run.executions,
+            charged: run.charged,
+            unconfirmed: run.unconfirmed,
+        }
+    }
+
     fn text(&self) -> String {
         format!(
             "intentos={} cargos en el ledger={} total cobrado={} sin confirmar={}",
@@ -41,128 +53,97 @@ impl Measured {
 /// One line naming the scenario, for messages.
 pub fn describe_scenario(s: &Scenario) -> String {
     let p = s
+        .fleet
         .p_response_lost()
         .map_or_else(|| "guion fijo".to_string(), |p| format!("p={p}"));
-    let n = s.order_count();
+    let n = s.fleet.order_count();
     let orders = if n == 1 { "orden" } else { "órdenes" };
     format!(
         "{} (N={n} {orders}, {p}, max_attempts={})",
-        s.name, s.max_attempts
+        s.name, s.fleet.max_attempts
     )
 }
 
-/// Runs `exercise`'s whole-scenario check of `scenario` against `K`.
-pub fn run<K: Kit>(exercise: Exercise, scenario: &Scenario) -> Verdict {
-    let expected = oracle::expect(scenario);
+/// Runs `exercise`'s whole-scenario check of `scenario` against the
+/// implementation.
+pub fn run(h: &dyn Execute, exercise: Exercise, scenario: &Scenario) -> Result<(), Verdict> {
+    let expected = oracle::expect(&scenario.fleet);
     match exercise {
-        Exercise::Cobro => server::<K>(scenario, &expected),
-        Exercise::Cliente => client::<K>(scenario, &expected),
-        Exercise::Reconciliacion => reconciliation::<K>(scenario, &expected),
+        Exercise::Cobro => server(h, scenario, &expected),
+        Exercise::Cliente => client(h, scenario, &expected),
+        Exercise::Reconciliacion => reconciliation(h, scenario, &expected),
     }
 }
 
-/// Charges every order with the kit's correct client (lesson 2's loop, one
-/// key per operation) against `server`.
-fn lesson_client<P: Payments>(scenario: &Scenario, server: &mut P) -> Measured {
-    let mut network = scenario.network();
-    let mut keys = scenario.keys();
-    let mut unconfirmed = 0;
-    for order in scenario.orders() {
-        let key = sim::KeySource::new_key(&mut keys);
-        let o = clients::charge_with_key(server, &mut network, &order, key, scenario.max_attempts);
-        unconfirmed += u64::from(o.confirmed.is_none());
-    }
-    let ledger = server.ledger();
-    Measured {
-        attempts: network.attempts(),
-        charges: ledger.len() as u64,
-        charged: ledger.iter().map(|r| r.amount).sum(),
-        unconfirmed,
-    }
-}
-
-fn server<K: Kit>(scenario: &Scenario, e: &Expected) -> Verdict {
+/// Exercise 1 over a fleet: lesson 2's client (one key per operation)
+/// charges every order against the implementation's server.
+fn server(h: &dyn Execute, scenario: &Scenario, e: &Expected) -> Result<(), Verdict> {
     let name = describe_scenario(scenario);
-    let before = lesson_client(scenario, &mut K::new_server(false));
+    let fleet = &scenario.fleet;
+    let before = Measured::of(&runner::world(h, fleet, false, ClientKind::Lesson, false)?);
     if before != Measured::from_oracle(&e.before) {
-        return Verdict::failed(
+        return Err(Verdict::failed(
             format!(
                 "{name}, SIN idempotencia: {}",
                 Measured::from_oracle(&e.before).text()
             ),
             before.text(),
             "sin idempotencia cada intento es un cargo: el ledger debe tener tantas filas como intentos (es el \"antes\" del proyecto final).",
-        );
+        ));
     }
-    let after = lesson_client(scenario, &mut K::new_server(true));
+    let after = Measured::of(&runner::world(h, fleet, true, ClientKind::Lesson, false)?);
     if after != Measured::from_oracle(&e.after) {
-        return Verdict::failed(
+        return Err(Verdict::failed(
             format!(
                 "{name}, CON idempotency_key: {}",
                 Measured::from_oracle(&e.after).text()
             ),
             after.text(),
             "con idempotency_key los reintentos son replays: una fila por orden y el total cobrado igual a la intención, al centavo.",
-        );
+        ));
     }
     if scenario.show_key_per_attempt {
-        let mut s = K::new_server(true);
-        let mut network = scenario.network();
-        let mut keys = scenario.keys();
-        for order in scenario.orders() {
-            clients::charge_with_key_per_attempt(
-                &mut s,
-                &mut network,
-                &mut keys,
-                &order,
-                scenario.max_attempts,
-            );
-        }
-        let charges = s.ledger().len() as u64;
-        if charges != e.key_per_attempt.charges {
-            return Verdict::failed(
+        let run = runner::world(h, fleet, true, ClientKind::KeyPerAttempt, false)?;
+        if run.executions != e.key_per_attempt.charges {
+            return Err(Verdict::failed(
                 format!(
                     "{name}, servidor idempotente y una key nueva por intento: {} cargos",
                     e.key_per_attempt.charges
                 ),
-                format!("{charges} cargos"),
+                format!("{} cargos", run.executions),
                 "keys distintas son operaciones distintas: el servidor debe cobrarlas todas, aunque tengan el mismo contenido. Deduplicar por contenido esconde el error del cliente de la lección 3.",
-            );
+            ));
         }
     }
-    Verdict::Passed
+    Ok(())
 }
 
-fn client<K: Kit>(scenario: &Scenario, e: &Expected) -> Verdict {
+/// Exercise 2 over a fleet: the implementation's client, its calls replayed
+/// through lesson 2's server in both worlds.
+fn client(h: &dyn Execute, scenario: &Scenario, e: &Expected) -> Result<(), Verdict> {
     let name = describe_scenario(scenario);
+    let (runs, attempts) = runner::client(h, &scenario.fleet, None)?;
+    let per_order: Vec<u32> = runs.iter().map(|r| r.outcome.attempts).collect();
+    let unconfirmed = runs
+        .iter()
+        .filter(|r| r.outcome.confirmed.is_none())
+        .count() as u64;
     for (idempotent, want, world) in [
         (true, &e.after, "CON idempotency_key"),
         (false, &e.before, "SIN idempotencia"),
     ] {
         let mut server = SpyServer::new(idempotent);
-        let mut network = scenario.network();
-        let mut keys = scenario.keys();
-        let mut unconfirmed = 0;
-        let mut per_order = Vec::new();
-        for order in scenario.orders() {
-            let o = K::charge_order(
-                &mut server,
-                &mut network,
-                &mut keys,
-                &order,
-                scenario.max_attempts,
-            );
-            unconfirmed += u64::from(o.confirmed.is_none());
-            per_order.push(o.attempts);
+        for c in runs.iter().flat_map(|r| &r.calls) {
+            server.charge(c.key, c.order_id, c.amount);
         }
         let got = Measured {
-            attempts: network.attempts(),
+            attempts,
             charges: server.ledger().len() as u64,
             charged: server.ledger().iter().map(|r| r.amount).sum(),
             unconfirmed,
         };
         if got != Measured::from_oracle(want) {
-            return Verdict::failed(
+            return Err(Verdict::failed(
                 format!("{name}, {world}: {}", Measured::from_oracle(want).text()),
                 got.text(),
                 client_hint(
@@ -171,29 +152,29 @@ fn client<K: Kit>(scenario: &Scenario, e: &Expected) -> Verdict {
                     &per_order,
                     idempotent && got.charges != want.charges,
                 ),
-            );
-        }
-        if per_order != e.attempts_per_order {
-            let i = per_order
-                .iter()
-                .zip(&e.attempts_per_order)
-                .position(|(a, b)| a != b)
-                .unwrap_or(0);
-            return Verdict::failed(
-                format!(
-                    "{name}: la orden {} tuvo {} intento(s)",
-                    i + 1,
-                    e.attempts_per_order.get(i).copied().unwrap_or(0)
-                ),
-                format!(
-                    "tu cliente informó attempts={}",
-                    per_order.get(i).copied().unwrap_or(0)
-                ),
-                "ChargeOutcome::attempts es cuántas veces enviaste el cobro, contando el primero.",
-            );
+            ));
         }
     }
-    Verdict::Passed
+    if per_order != e.attempts_per_order {
+        let i = per_order
+            .iter()
+            .zip(&e.attempts_per_order)
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        return Err(Verdict::failed(
+            format!(
+                "{name}: la orden {} tuvo {} intento(s)",
+                i + 1,
+                e.attempts_per_order.get(i).copied().unwrap_or(0)
+            ),
+            format!(
+                "tu cliente informó attempts={}",
+                per_order.get(i).copied().unwrap_or(0)
+            ),
+            "ChargeOutcome::attempts es cuántas veces enviaste el cobro, contando el primero.",
+        ));
+    }
+    Ok(())
 }
 
 /// Names the client's mistake from the attempts it made per order (against
@@ -205,7 +186,7 @@ fn client_hint(
     per_order: &[u32],
     wrong_charges: bool,
 ) -> String {
-    let max = scenario.max_attempts;
+    let max = scenario.fleet.max_attempts;
     let first_difference = per_order
         .iter()
         .zip(&e.attempts_per_order)
@@ -230,15 +211,14 @@ fn client_hint(
     "con el servidor de la lección, tu cliente debe reintentar solo mientras la respuesta se pierde, hasta max_attempts, con una sola key por orden: los intentos dependen de la red, los cargos de la key.".to_string()
 }
 
-fn reconciliation<K: Kit>(scenario: &Scenario, e: &Expected) -> Verdict {
+/// Exercise 3 over a fleet: the ledger lesson 2's server leaves in each
+/// world, reconciled by the implementation.
+fn reconciliation(h: &dyn Execute, scenario: &Scenario, e: &Expected) -> Result<(), Verdict> {
     let name = describe_scenario(scenario);
-    let orders = scenario.orders();
     for (idempotent, w, world) in [
         (false, &e.before, "SIN idempotencia"),
         (true, &e.after, "CON idempotency_key"),
     ] {
-        let mut server = SpyServer::new(idempotent);
-        lesson_client(scenario, &mut server);
         let want = Reconciliation {
             intended: e.intended,
             charged: w.charged,
@@ -250,20 +230,22 @@ fn reconciliation<K: Kit>(scenario: &Scenario, e: &Expected) -> Verdict {
             undercharge: Money::ZERO,
             overcharge_pct: w.overcharge_pct,
         };
-        let got = K::reconcile(&orders, server.ledger());
+        let got = runner::reconcile_fleet(h, &scenario.fleet, idempotent)?;
         if got != want {
             let (w_text, g_text) = differences(&want, &got);
-            return Verdict::failed(
+            let orders = scenario.fleet.orders();
+            let ledger = protocol::lesson::ledger(&scenario.fleet, &orders, idempotent);
+            return Err(Verdict::failed(
                 format!("{name}, ledger {world}: {w_text}"),
                 g_text,
                 explain(
-                    server.ledger(),
+                    &ledger,
                     &want,
                     &got,
                     "reconcilia por order id: intención contra ledger, el sobrecobro orden por orden y el porcentaje sobre la intención (en la flota de la lección: $48,139, 18.7%, 146 órdenes cobradas 2+ veces).",
                 ),
-            );
+            ));
         }
     }
-    Verdict::Passed
+    Ok(())
 }

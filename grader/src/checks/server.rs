@@ -7,12 +7,13 @@
 //! the check also records how many ledger rows there are, so a wrong answer
 //! is explained by the first call that went wrong.
 
+use protocol::{Answered, Call};
 use sim::{
-    ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, Kit, LedgerEntry, Money, OrderId,
-    Payments,
+    ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, OrderId, Payments,
 };
 
-use crate::spy::{Call, SpyServer};
+use crate::runner::{self, Execute, Played};
+use crate::spy::SpyServer;
 use crate::verdict::Verdict;
 
 /// `(id, title)` of every fixed check of exercise 1.
@@ -69,36 +70,21 @@ fn label(key: IdempotencyKey) -> String {
         .map_or_else(|| key.to_string(), |(_, name)| name.to_string())
 }
 
-/// What one call answered, and how many ledger rows there were after it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Answer {
-    result: ChargeResult,
-    rows: usize,
+/// How many rows call `i` of `p` wrote (negative if the ledger shrank).
+fn written(p: &Played, i: usize) -> i64 {
+    let before = if i == 0 { 0 } else { p.answers[i - 1].rows };
+    p.answers[i].rows as i64 - before as i64
 }
 
-/// A script played against one server.
-#[derive(Debug, PartialEq, Eq)]
-struct Played {
-    answers: Vec<Answer>,
-    ledger: Vec<LedgerEntry>,
+fn results(p: &Played) -> Vec<ChargeResult> {
+    p.answers.iter().map(|a| a.result).collect()
 }
 
-impl Played {
-    /// How many rows call `i` wrote (negative if the ledger shrank).
-    fn written(&self, i: usize) -> i64 {
-        let before = if i == 0 { 0 } else { self.answers[i - 1].rows };
-        self.answers[i].rows as i64 - before as i64
-    }
-
-    fn results(&self) -> Vec<ChargeResult> {
-        self.answers.iter().map(|a| a.result).collect()
-    }
-}
-
-fn play<P: Payments>(server: &mut P, calls: &[Call]) -> Played {
+/// Plays `calls` against the model: lesson 2's server.
+pub(crate) fn play<P: Payments>(server: &mut P, calls: &[Call]) -> Played {
     let answers = calls
         .iter()
-        .map(|c| Answer {
+        .map(|c| Answered {
             result: server.charge(c.key, c.order_id, c.amount),
             rows: server.ledger().len(),
         })
@@ -118,11 +104,11 @@ pub fn describe_ledger(ledger: &[LedgerEntry]) -> String {
     format!("{} fila(s): [{}]", ledger.len(), rows.join("; "))
 }
 
-fn describe_row(r: &LedgerEntry) -> String {
+pub(crate) fn describe_row(r: &LedgerEntry) -> String {
     format!("{} {} {} {}", r.charge_id, r.order_id, r.amount, r.key)
 }
 
-fn describe_result(r: &ChargeResult) -> String {
+pub(crate) fn describe_result(r: &ChargeResult) -> String {
     // The lesson's own word for the status: `"status": "captured"`.
     let status = match r.status {
         ChargeStatus::Captured => "captured",
@@ -176,7 +162,7 @@ fn describe_want(calls: &[Call], want: &Played) -> String {
     let what = if calls.len() <= SHORT_SCRIPT {
         format!(
             "respuestas {}; {}",
-            describe_results(&want.results()),
+            describe_results(&results(want)),
             describe_ledger(&want.ledger)
         )
     } else {
@@ -199,7 +185,7 @@ fn describe_got(calls: &[Call], got: &Played, want: &Played) -> String {
     if calls.len() <= SHORT_SCRIPT {
         return format!(
             "respuestas {}; {}",
-            describe_results(&got.results()),
+            describe_results(&results(got)),
             describe_ledger(&got.ledger)
         );
     }
@@ -227,19 +213,25 @@ fn describe_got(calls: &[Call], got: &Played, want: &Played) -> String {
     parts.join("; ")
 }
 
-/// Plays `calls` against a new `K` server in mode `idempotent` and compares
-/// every answer and the ledger with the lesson's server.
-fn check_script<K: Kit>(idempotent: bool, calls: &[Call], default_hint: &str) -> Verdict {
-    let got = play(&mut K::new_server(idempotent), calls);
+/// Plays `calls` against a new server of the implementation in mode
+/// `idempotent` and compares every answer and the ledger with the lesson's
+/// server.
+fn check_script(
+    h: &dyn Execute,
+    idempotent: bool,
+    calls: &[Call],
+    default_hint: &str,
+) -> Result<(), Verdict> {
+    let got = runner::charges(h, idempotent, calls)?;
     let want = play(&mut SpyServer::new(idempotent), calls);
     if got == want {
-        return Verdict::Passed;
+        return Ok(());
     }
-    Verdict::failed(
+    Err(Verdict::failed(
         describe_want(calls, &want),
         describe_got(calls, &got, &want),
         diagnose(idempotent, calls, &got, &want).unwrap_or_else(|| default_hint.to_string()),
-    )
+    ))
 }
 
 const REMEMBERED_WITHOUT_CHARGING: &str = "el ledger quedó vacío: la key se recordó sin ejecutar el cobro. Una key que el store no conoce es un cobro de verdad: primero escribe la fila en el ledger (key, orden, monto, charge id) y después guarda el resultado bajo la key. Recordar la key sin ejecutar el cobro es anotar en el cuaderno un cobro que nunca ocurrió.";
@@ -254,12 +246,12 @@ const DEDUPLICATED_BY_CONTENT: &str = "dos keys distintas con el mismo contenido
 
 /// Names the mistake behind a wrong answer, from the first call where `got`
 /// parts from `want`; `None` when it matches none of the known mistakes.
-fn diagnose(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Option<String> {
+pub(crate) fn diagnose(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Option<String> {
     if idempotent {
         if got.ledger.is_empty() && !want.ledger.is_empty() {
             return Some(REMEMBERED_WITHOUT_CHARGING.to_string());
         }
-        let results = got.results();
+        let results = results(got);
         let all_new = results
             .iter()
             .enumerate()
@@ -277,9 +269,9 @@ fn diagnose(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Op
 
 /// The first call that wrote more or fewer ledger rows than it should.
 fn rows_mistake(calls: &[Call], got: &Played, want: &Played) -> Option<String> {
-    let i = (0..calls.len()).find(|&i| got.written(i) != want.written(i))?;
+    let i = (0..calls.len()).find(|&i| written(got, i) != written(want, i))?;
     let c = calls[i];
-    let (g, w) = (got.written(i), want.written(i));
+    let (g, w) = (written(got, i), written(want, i));
     if g > w && w == 0 {
         let first = calls[..i].iter().find(|p| p.key == c.key)?;
         if (first.order_id, first.amount) != (c.order_id, c.amount) {
@@ -429,33 +421,35 @@ fn charge_id_mistake(got: &Played, want: &Played) -> Option<String> {
     ))
 }
 
-/// Runs fixed check `id` against `K`'s server.
+/// Runs fixed check `id` against the implementation's server.
 ///
 /// # Panics
 /// On an unknown `id` (the catalog only hands out known ones).
-pub fn run<K: Kit>(id: &str) -> Verdict {
+pub fn run(h: &dyn Execute, id: &str) -> Result<(), Verdict> {
     match id {
-        "sin-idempotencia-cada-llamada-cobra" => every_call_charges::<K>(),
-        "key-nueva-se-cobra-y-se-registra" => new_key_executes::<K>(),
-        "replay-devuelve-lo-guardado" => replay_returns_stored::<K>(),
-        "keys-distintas-se-cobran" => distinct_keys_charge::<K>(),
+        "sin-idempotencia-cada-llamada-cobra" => every_call_charges(h),
+        "key-nueva-se-cobra-y-se-registra" => new_key_executes(h),
+        "replay-devuelve-lo-guardado" => replay_returns_stored(h),
+        "keys-distintas-se-cobran" => distinct_keys_charge(h),
         other => panic!("unknown server check {other}"),
     }
 }
 
 /// 300 calls with one key and no idempotency: 300 charges, `ch_0001` to
 /// `ch_0300` (past 255 and 256 rows, where narrow counters wrap).
-fn every_call_charges<K: Kit>() -> Verdict {
+fn every_call_charges(h: &dyn Execute) -> Result<(), Verdict> {
     let calls = vec![call(K1, 1, dollars(500)); MANY_CALLS];
-    check_script::<K>(
+    check_script(
+        h,
         false,
         &calls,
         "sin idempotencia cada llamada es un cobro nuevo: una fila en el ledger y un charge id nuevo (ch_0001, ch_0002, …) por llamada, aunque repita la key.",
     )
 }
 
-fn new_key_executes<K: Kit>() -> Verdict {
-    check_script::<K>(
+fn new_key_executes(h: &dyn Execute) -> Result<(), Verdict> {
+    check_script(
+        h,
         true,
         &[call(K1, 7, Money::from_cents(12_345))],
         "una key que el store no conoce es un cobro de verdad: primero escribe la fila en el ledger (key, orden, monto, charge id) y después guarda el resultado bajo la key.",
@@ -464,11 +458,12 @@ fn new_key_executes<K: Kit>() -> Verdict {
 
 /// K1 three times, K2, K2 again, K2 carrying another amount, K1 again: two
 /// rows, and each replay answers its own key's stored result.
-fn replay_returns_stored<K: Kit>() -> Verdict {
+fn replay_returns_stored(h: &dyn Execute) -> Result<(), Verdict> {
     let k1 = call(K1, 1, dollars(500));
     let k2 = call(K2, 2, dollars(300));
     let k2_other_amount = call(K2, 2, dollars(999));
-    check_script::<K>(
+    check_script(
+        h,
         true,
         &[k1, k1, k1, k2, k2, k2_other_amount, k1],
         "con idempotencia, la primera llamada con una key cobra y guarda su resultado bajo la key; las siguientes con esa key son replays de ese resultado, idéntico, sin tocar el ledger.",
@@ -477,7 +472,7 @@ fn replay_returns_stored<K: Kit>() -> Verdict {
 
 /// Two keys with the same content, then (on a new server) two keys that
 /// share their low 32 bits: four charges, each key replaying its own.
-fn distinct_keys_charge<K: Kit>() -> Verdict {
+fn distinct_keys_charge(h: &dyn Execute) -> Result<(), Verdict> {
     let hint = "cada key es una operación: guarda y busca en el store por la key entera, y devuelve a cada key su propio resultado.";
     let same_content = [
         call(K1, 1, dollars(500)),
@@ -485,12 +480,9 @@ fn distinct_keys_charge<K: Kit>() -> Verdict {
         call(K1, 1, dollars(500)),
         call(K3, 2, dollars(300)),
     ];
-    let v = check_script::<K>(true, &same_content, hint);
-    if !v.passed() {
-        return v;
-    }
+    check_script(h, true, &same_content, hint)?;
     let (a, b) = (call(KA, 3, dollars(200)), call(KB, 4, dollars(700)));
-    check_script::<K>(true, &[a, b, b, a], hint)
+    check_script(h, true, &[a, b, b, a], hint)
 }
 
 #[cfg(test)]
@@ -513,7 +505,7 @@ mod tests {
         let calls = [k1, k1, k1, k2, k2, call(K2, 2, dollars(999)), k1];
         let want = play(&mut SpyServer::new(true), &calls);
         let (one, two) = (captured(1, 500), captured(2, 300));
-        assert_eq!(want.results(), [one, one, one, two, two, two, one]);
+        assert_eq!(results(&want), [one, one, one, two, two, two, one]);
         assert_eq!(want.ledger.len(), 2);
         assert_eq!(
             describe_calls(&calls),
@@ -529,7 +521,7 @@ mod tests {
         let want = play(&mut SpyServer::new(true), &[a, b, b, a]);
         assert_eq!(KA.0 as u32, KB.0 as u32);
         assert_eq!(
-            want.results(),
+            results(&want),
             [
                 captured(1, 200),
                 captured(2, 700),

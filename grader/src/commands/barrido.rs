@@ -1,24 +1,21 @@
 //! `grader barrido [FIXTURE]`: the fleet at several loss probabilities, same
 //! seeds, both worlds, next to the model's expected overcharge; `--svg` draws
-//! it. The student's code runs in one child process per probability;
-//! `--solutions` runs the reference in this process.
+//! it. Each probability's two worlds run in two harness processes.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::fixture::Scenario;
 use clap::Args;
-use sim::{Kit, Scenario};
 
 use crate::cli::Cli;
-use crate::comparison::{self, Worlds};
+use crate::commands;
+use crate::comparison;
 use crate::fleet::{self, FleetArgs};
-use crate::isolation::{self, Runner};
 use crate::progress::Progress;
+use crate::runner::build::Implementation;
 use crate::sweep::{self, SweepPoint, SweepRange};
-use crate::{chart, isolated_job, output, paths};
-
-/// The child job that runs point N of the sweep.
-const JOB: &str = "barrido:";
+use crate::{chart, output, paths};
 
 /// `barrido`'s arguments.
 #[derive(Args, Debug, Clone)]
@@ -54,7 +51,7 @@ pub struct BarridoArgs {
 /// Runs `barrido` with implementation `K`: exit 0 with the table (and the
 /// chart), 1 when the student's code could not run, 2 for a bad fixture,
 /// flag or chart path.
-pub fn run<K: Kit>(cli: &Cli, args: &BarridoArgs) -> ExitCode {
+pub fn run(cli: &Cli, args: &BarridoArgs) -> ExitCode {
     let (scenario, probabilities) = match setup(cli, args) {
         Ok(s) => s,
         Err(message) => {
@@ -62,27 +59,16 @@ pub fn run<K: Kit>(cli: &Cli, args: &BarridoArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Some(id) = isolation::child_check_id() {
-        let point = id
-            .strip_prefix(JOB)
-            .and_then(|rest| rest.split_once(':'))
-            .and_then(|(i, _)| i.parse::<usize>().ok());
-        let answered = point.is_some_and(|i| {
-            let p = probabilities[i.min(probabilities.len() - 1)];
-            let at = sweep::at(&scenario, p).unwrap_or_else(|_| scenario.clone());
-            isolated_job::answer_world::<K>(&id, &format!("{JOB}{i}:"), &at)
-        });
-        if !answered {
-            eprintln!("grader: trabajo desconocido para barrido: {id}");
-        }
-        return ExitCode::SUCCESS;
-    }
-    let points = match sweep_points::<K>(cli, &scenario, &probabilities) {
+    let which = match commands::implementation(cli) {
+        Ok(w) => w,
+        Err(code) => return code,
+    };
+    let points = match sweep_points(cli, which, &scenario, &probabilities) {
         Ok(points) => points,
         Err(code) => return code,
     };
     if let Some(path) = &args.svg {
-        let written = chart::svg(&scenario, K::CRATE, &points)
+        let written = chart::svg(&scenario, which.crate_name(), &points)
             .and_then(|svg| std::fs::write(path, svg).map_err(|e| crate::output::io_error(&e)));
         match written {
             Ok(()) => eprintln!("grader: gráfico escrito en {}", paths::display(path)),
@@ -96,10 +82,10 @@ pub fn run<K: Kit>(cli: &Cli, args: &BarridoArgs) -> ExitCode {
         }
     }
     let text = if args.json {
-        let value = sweep::to_json(&scenario, K::CRATE, &points);
+        let value = sweep::to_json(&scenario, which.crate_name(), &points);
         serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
     } else {
-        sweep::render(&scenario, K::CRATE, &points)
+        sweep::render(&scenario, which.crate_name(), &points)
     };
     output::print_stdout(&text);
     ExitCode::SUCCESS
@@ -119,47 +105,33 @@ fn setup(cli: &Cli, args: &BarridoArgs) -> Result<(Scenario, Vec<f64>), String> 
     Ok((scenario, probabilities))
 }
 
-/// Both worlds of `scenario` at loss probability `p`.
-fn worlds_at<K: Kit>(scenario: &Scenario, p: f64, progress: &Progress) -> Worlds {
-    let at = sweep::at(scenario, p).unwrap_or_else(|_| scenario.clone());
-    comparison::run_worlds::<K>(&at, progress)
-}
-
-/// Every point: the reference in this process, anything else one child per
-/// point. `Err` carries the exit status after explaining the failure.
-fn sweep_points<K: Kit>(
+/// Every point, both worlds at once in harness processes. `Err` carries the
+/// exit status after explaining the failure.
+fn sweep_points(
     cli: &Cli,
+    which: Implementation,
     scenario: &Scenario,
     probabilities: &[f64],
 ) -> Result<Vec<SweepPoint>, ExitCode> {
-    let orders = scenario.order_count();
+    let h = commands::harness(cli, which).map_err(|cause| commands::build_failure(&cause))?;
     let message = format!(
         "barriendo {} probabilidades con {} órdenes",
         probabilities.len(),
-        sim::money::group_thousands(orders)
+        sim::money::group_thousands(scenario.fleet.order_count())
     );
-    if K::CRATE == "solutions" {
-        let progress = Progress::bar(2 * orders * probabilities.len() as u64, &message);
-        return Ok(probabilities
-            .iter()
-            .map(|&p| SweepPoint {
-                p,
-                worlds: worlds_at::<K>(scenario, p, &progress),
-            })
-            .collect());
-    }
-    let mut runner = Runner::this_process(cli.timeout);
-    runner.timeout = isolated_job::limit_for(cli.timeout, orders);
     let progress = Progress::bar(probabilities.len() as u64, &message);
     let mut points = Vec::with_capacity(probabilities.len());
-    for (i, &p) in probabilities.iter().enumerate() {
-        let worlds =
-            isolated_job::worlds(&runner, &format!("{JOB}{i}:"), &progress).map_err(|verdict| {
-                isolated_job::explain_failure(
-                    &format!("hacer el barrido (p = {})", sweep::probability(p)),
-                    &verdict,
-                )
-            })?;
+    for &p in probabilities {
+        let at = sweep::at(scenario, p).map_err(|message| {
+            eprintln!("grader: {message}");
+            ExitCode::from(2)
+        })?;
+        let worlds = comparison::run_worlds(&h, &at, &progress).map_err(|verdict| {
+            comparison::explain_failure(
+                &format!("hacer el barrido (p = {})", sweep::probability(p)),
+                &verdict,
+            )
+        })?;
         progress.advance(1);
         points.push(SweepPoint { p, worlds });
     }

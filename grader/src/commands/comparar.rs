@@ -1,24 +1,19 @@
 //! `grader comparar [FIXTURE]`: the final project's before and after (lesson
 //! 2: "el 'antes' contra el cual medirás tu 'después' en el proyecto final").
-//! The student's code runs in a child process; `--solutions` runs the
-//! reference in this process.
+//! The two worlds run in two harness processes.
 
 use std::process::ExitCode;
 
+use crate::fixture::Scenario;
 use clap::Args;
-use sim::{Kit, Scenario};
 
 use crate::cli::Cli;
+use crate::commands;
 use crate::comparison::{self, Worlds};
 use crate::fleet::{self, FleetArgs};
-use crate::isolated_job;
-use crate::isolation::{self, Runner};
 use crate::output;
 use crate::progress::Progress;
-
-/// The prefix of the child jobs that run each world (`comparar:antes`,
-/// `comparar:despues`).
-const JOB: &str = "comparar:";
+use crate::runner::build::Implementation;
 
 /// `comparar`'s arguments.
 #[derive(Args, Debug, Clone, Default)]
@@ -47,7 +42,7 @@ pub struct CompararArgs {
 /// Runs `comparar` with implementation `K`: exit 0 with the table (or JSON),
 /// 1 when the student's code could not run (pending, panic, time limit), 2
 /// for a bad fixture or flag.
-pub fn run<K: Kit>(cli: &Cli, args: &CompararArgs) -> ExitCode {
+pub fn run(cli: &Cli, args: &CompararArgs) -> ExitCode {
     let scenario = match fleet::load(args.escenario.as_deref(), &cli.fixtures, &args.flota) {
         Ok(s) => s,
         Err(message) => {
@@ -55,40 +50,32 @@ pub fn run<K: Kit>(cli: &Cli, args: &CompararArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Some(id) = isolation::child_check_id() {
-        if !isolated_job::answer_world::<K>(&id, JOB, &scenario) {
-            eprintln!("grader: trabajo desconocido para comparar: {id}");
-        }
-        return ExitCode::SUCCESS;
-    }
-    let worlds = match compare::<K>(cli, &scenario) {
+    let which = match commands::implementation(cli) {
+        Ok(w) => w,
+        Err(code) => return code,
+    };
+    let worlds = match compare(cli, which, &scenario) {
         Ok(w) => w,
         Err(code) => return code,
     };
     let text = if args.json {
-        let value = comparison::to_json(&scenario, K::CRATE, &worlds);
+        let value = comparison::to_json(&scenario, which.crate_name(), &worlds);
         serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
     } else {
-        comparison::render(&scenario, K::CRATE, &worlds)
+        comparison::render(&scenario, which.crate_name(), &worlds)
     };
     output::print_stdout(&text);
     ExitCode::SUCCESS
 }
 
-/// Both worlds of `scenario`: the reference in this process, anything else in
-/// a child. `Err` carries the exit status after explaining the failure.
-fn compare<K: Kit>(cli: &Cli, scenario: &Scenario) -> Result<Worlds, ExitCode> {
-    let orders = scenario.order_count();
+/// Both worlds of `scenario` in harness processes. `Err` carries the exit
+/// status after explaining the failure.
+fn compare(cli: &Cli, which: Implementation, scenario: &Scenario) -> Result<Worlds, ExitCode> {
+    let h = commands::harness(cli, which).map_err(|cause| commands::build_failure(&cause))?;
     let message = format!(
         "comparando {} órdenes en los dos mundos",
-        sim::money::group_thousands(orders)
+        sim::money::group_thousands(scenario.fleet.order_count())
     );
-    if K::CRATE == "solutions" {
-        let progress = Progress::bar(2 * orders, &message);
-        return Ok(comparison::run_worlds::<K>(scenario, &progress));
-    }
-    let mut runner = Runner::this_process(cli.timeout);
-    runner.timeout = isolated_job::limit_for(cli.timeout, orders);
-    isolated_job::worlds(&runner, JOB, &Progress::spinner(&message))
-        .map_err(|verdict| isolated_job::explain_failure("comparar", &verdict))
+    comparison::run_worlds(&h, scenario, &Progress::spinner(&message))
+        .map_err(|verdict| comparison::explain_failure("comparar", &verdict))
 }

@@ -5,24 +5,24 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use sim::{Kit, Scenario};
+use crate::fixture::Scenario;
 use similar::{ChangeTag, TextDiff};
 
 use crate::cli::Cli;
-use crate::commands::{fixture_failure, load_scenarios};
-use crate::isolation::{self, Runner};
+use crate::commands::{self, fixture_failure, load_scenarios};
+use crate::runner::build::Implementation;
+use crate::runner::{self, Execute};
 use crate::tables::{self, ScenarioRuns};
-use crate::world::{ClientKind, run_world};
+use crate::verdict::Verdict;
 use crate::{output, paths};
-
-/// The child job that renders the table of scenario number N.
-const TABLE_JOB: &str = "escenario:";
+use protocol::ClientKind;
 
 /// `escenario [NOMBRE]`: prints the table of one scenario (all when `name` is
-/// `None`) run with `K`, each in a child process; for `exercises`, compares it
+/// `None`) run with the chosen implementation in harness processes; for
+/// `exercises`, compares it
 /// with the expected output. Exit 1 when a table could not be produced or
 /// differs, 2 for an unknown name or a bad fixture.
-pub fn run<K: Kit>(cli: &Cli, name: Option<&str>) -> ExitCode {
+pub fn run(cli: &Cli, name: Option<&str>) -> ExitCode {
     // Only the kit's own fixtures have an expected output to compare with.
     let mut kit_fixture = true;
     let scenarios = match name {
@@ -43,32 +43,35 @@ pub fn run<K: Kit>(cli: &Cli, name: Option<&str>) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fixture_failure(e),
     };
-    if let Some(job) = isolation::child_check_id() {
-        let i: usize = job.trim_start_matches(TABLE_JOB).parse().unwrap_or(0);
-        isolation::child_respond(|| table::<K>(&scenarios[i.min(scenarios.len() - 1)]));
-        return ExitCode::SUCCESS;
-    }
-    let runner = Runner::this_process(cli.timeout);
+    let which = match commands::implementation(cli) {
+        Ok(w) => w,
+        Err(code) => return code,
+    };
+    let h = match commands::harness(cli, which) {
+        Ok(h) => h,
+        Err(cause) => return commands::build_failure(&cause),
+    };
+    let student = which == Implementation::Exercises;
     let mut ok = true;
     let mut text = String::new();
     for (i, scenario) in scenarios.iter().enumerate() {
         if i > 0 {
             text.push('\n');
         }
-        match runner.run_job(&format!("{TABLE_JOB}{i}")) {
-            Ok(serde_json::Value::String(table)) => {
+        match table(&h, scenario) {
+            Ok(table) => {
                 text.push_str(&table);
-                let expected = if K::CRATE == "exercises" && kit_fixture {
+                let expected = if student && kit_fixture {
                     expected(&scenario.name)
                 } else {
                     None
                 };
                 let snapshot = paths::display(&paths::snapshot_path(&scenario.name));
                 match expected.map(|e| compare(&e, &table)) {
-                    None if K::CRATE == "exercises" && !kit_fixture => text.push_str(
+                    None if student && !kit_fixture => text.push_str(
                         "\n  (Escenario fuera de fixtures/: no hay salida esperada para comparar.)\n",
                     ),
-                    None if K::CRATE == "exercises" => text.push_str(&format!(
+                    None if student => text.push_str(&format!(
                         "\n  (No hay salida esperada para comparar: falta {snapshot}.)\n"
                     )),
                     None => {}
@@ -81,10 +84,6 @@ pub fn run<K: Kit>(cli: &Cli, name: Option<&str>) -> ExitCode {
                         text.push_str(&diff);
                     }
                 }
-            }
-            Ok(other) => {
-                ok = false;
-                text.push_str(&format!("respuesta inesperada del proceso hijo: {other}\n"));
             }
             Err(v) => {
                 ok = false;
@@ -106,16 +105,25 @@ pub fn run<K: Kit>(cli: &Cli, name: Option<&str>) -> ExitCode {
     }
 }
 
-/// Runs every world of `scenario` with `K` and renders its table.
-pub fn table<K: Kit>(scenario: &Scenario) -> String {
-    let runs = ScenarioRuns {
-        before: run_world::<K>(scenario, false, ClientKind::PerOperation),
-        after: run_world::<K>(scenario, true, ClientKind::PerOperation),
-        key_per_attempt: scenario
-            .show_key_per_attempt
-            .then(|| run_world::<K>(scenario, true, ClientKind::PerAttempt)),
+/// Runs every world of `scenario` with the implementation behind `h` (its
+/// server, its client, its reconciliation) and renders its table.
+///
+/// # Errors
+/// Why a world gave no answer.
+pub fn table(h: &dyn Execute, scenario: &Scenario) -> Result<String, Verdict> {
+    let world = |idempotent: bool, client: ClientKind| {
+        runner::world(h, &scenario.fleet, idempotent, client, true)
     };
-    tables::render(scenario, &runs)
+    let runs = ScenarioRuns {
+        before: world(false, ClientKind::Implementation)?,
+        after: world(true, ClientKind::Implementation)?,
+        key_per_attempt: if scenario.show_key_per_attempt {
+            Some(world(true, ClientKind::KeyPerAttempt)?)
+        } else {
+            None
+        },
+    };
+    Ok(tables::render(scenario, &runs))
 }
 
 /// Resolves a scenario name (`flota-1000`) or a path to a `.toml`.

@@ -1,6 +1,7 @@
-//! The grader's commands: grading (no subcommand) and `escenario`. Each takes
-//! the parsed command line and the implementation to run, and returns the
-//! exit status (0 passed, 1 failed or pending, 2 bad arguments or fixtures).
+//! The grader's commands: grading (no subcommand), `escenario`, `comparar`
+//! and `barrido`. Each takes the parsed command line and returns the exit
+//! status (0 passed, 1 failed, pending or not compiling, 2 bad arguments or
+//! fixtures).
 
 pub mod barrido;
 pub mod comparar;
@@ -9,10 +10,73 @@ pub mod grade;
 
 use std::process::ExitCode;
 
-use sim::{FixtureError, Scenario};
-
 use crate::cli::Cli;
+use crate::fixture::{FixtureError, Scenario};
 use crate::paths;
+use crate::runner::build::{self, Implementation};
+use crate::runner::diagnostics::Cause;
+use crate::runner::process::{HarnessProcess, TimeLimits};
+use crate::runner::sandbox::Sandbox;
+
+/// The implementation the command line chooses.
+///
+/// # Errors
+/// Exit status 2, explained, for `--solutions` in the student template.
+pub fn implementation(cli: &Cli) -> Result<Implementation, ExitCode> {
+    if !cli.solutions {
+        return Ok(Implementation::Exercises);
+    }
+    if !paths::repo_root()
+        .join("solutions")
+        .join("Cargo.toml")
+        .is_file()
+    {
+        eprintln!(
+            "grader: esta copia del kit no incluye solutions/ (es la plantilla del estudiante)."
+        );
+        return Err(ExitCode::from(2));
+    }
+    Ok(Implementation::Solutions)
+}
+
+/// Builds the harness of `which` and the executor that runs its jobs with
+/// `cli`'s time limits (sandboxed when the judge runs as root).
+///
+/// # Errors
+/// Why the harness could not be built (the compiler's first errors).
+pub fn harness(cli: &Cli, which: Implementation) -> Result<HarnessProcess, Cause> {
+    let built = build::harness(&paths::repo_root(), which)?;
+    // A private copy, taken right after the build: another copy of the kit
+    // built into the same target folder (several submissions graded with one
+    // CARGO_TARGET_DIR) cannot swap the binary under this run.
+    let owned = std::env::temp_dir().join(format!("kit-harness-bin-{}", std::process::id()));
+    let program = owned.join(which.binary());
+    std::fs::create_dir_all(&owned)
+        .and_then(|()| std::fs::copy(&built, &program))
+        .map_err(|e| Cause::Other(format!("no se pudo copiar el harness compilado: {e}")))?;
+    Ok(HarnessProcess {
+        program,
+        args: Vec::new(),
+        limits: TimeLimits::new(cli.timeout),
+        sandbox: Sandbox::detect(),
+        owned: Some(owned),
+    })
+}
+
+/// Prints on stderr why the harness could not be built, for commands other
+/// than grading, and gives exit status 1.
+pub fn build_failure(cause: &Cause) -> ExitCode {
+    match cause {
+        Cause::Compile(errors) => {
+            eprintln!(
+                "grader: tu código no compila. Los primeros errores del compilador:\n\n{}",
+                errors.join("\n\n")
+            );
+        }
+        Cause::Other(log) => eprintln!("grader: no se pudo compilar el harness:\n{log}"),
+    }
+    ExitCode::from(1)
+}
 
 /// Prints a fixture error (paths relative to the repository) and gives 2.
 pub fn fixture_failure(mut e: FixtureError) -> ExitCode {

@@ -71,9 +71,12 @@ pub fn results(sheet: &Sheet) -> Results {
         output.push_str(&line);
         output.push('\n');
     }
-    output.push_str(
-        "Cada verificación trae su explicación: lo esperado, lo obtenido y una pista en los términos de la lección.\n",
-    );
+    match sheet.compile_block() {
+        Some(block) => output.push_str(&block),
+        None => output.push_str(
+            "Cada verificación trae su explicación: lo esperado, lo obtenido y una pista en los términos de la lección.\n",
+        ),
+    }
     Results {
         score: sheet.total().0,
         execution_time: sheet.elapsed_secs,

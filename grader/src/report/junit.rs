@@ -44,9 +44,11 @@ fn case(row: &Row) -> TestCase {
         verdict => {
             let (kind, ty) = match verdict {
                 Verdict::Failed { .. } => (NonSuccessKind::Failure, "incorrecto"),
+                Verdict::Counterexample { .. } => (NonSuccessKind::Failure, "contraejemplo"),
                 Verdict::Pending { .. } => (NonSuccessKind::Failure, "pendiente"),
                 Verdict::Panicked { .. } => (NonSuccessKind::Error, "panico"),
                 Verdict::TimedOut { .. } => (NonSuccessKind::Error, "limite-de-tiempo"),
+                Verdict::NotCompiled { .. } => (NonSuccessKind::Error, "no-compila"),
                 _ => (NonSuccessKind::Error, "proceso-caido"),
             };
             let mut s = TestCaseStatus::non_success(kind);

@@ -159,10 +159,33 @@ impl Sheet {
         }
     }
 
+    /// The compiler's first errors when the code did not compile.
+    pub fn compile_errors(&self) -> Option<&[String]> {
+        self.rows.iter().find_map(|r| match &r.verdict {
+            Verdict::NotCompiled { errors } => Some(errors.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// The block every format shows when the code did not compile: the
+    /// headline and the compiler's first errors.
+    pub fn compile_block(&self) -> Option<String> {
+        self.compile_errors().map(|errors| {
+            format!(
+                "Tu código no compila: el grader no puede correr ninguna verificación.\nLos primeros errores del compilador (rutas relativas al repositorio):\n\n{}\n",
+                errors.join("\n\n")
+            )
+        })
+    }
+
     /// The score line every format ends with:
-    /// `Puntaje: 42/100 puntos (7/34 verificaciones)`.
+    /// `Puntaje: 42/100 puntos (7/34 verificaciones)`, or
+    /// `Puntaje: 0/100 puntos (no compila)`.
     pub fn score_line(&self) -> String {
         let (points, max) = self.total();
+        if self.compile_errors().is_some() {
+            return format!("Puntaje: {points}/{max} puntos (no compila)");
+        }
         let (passed, total) = self.passed();
         format!("Puntaje: {points}/{max} puntos ({passed}/{total} verificaciones)")
     }

@@ -27,6 +27,9 @@ pub fn render(sheet: &Sheet) -> String {
     if let Some(line) = sheet.variants_line() {
         let _ = writeln!(out, "{line}");
     }
+    if let Some(block) = sheet.compile_block() {
+        let _ = write!(out, "\n{RED}✗{RESET} {block}");
+    }
     for exercise in Exercise::ALL {
         let results: Vec<&Row> = sheet.of(exercise).collect();
         if results.is_empty() {
@@ -46,7 +49,12 @@ pub fn render(sheet: &Sheet) -> String {
             .map(|r| &r.verdict)
             .filter(|v| matches!(v, Verdict::Pending { .. }))
             .collect();
-        if pending.len() == results.len() {
+        if sheet.compile_errors().is_some() {
+            let _ = writeln!(
+                out,
+                "  {RED}✗{RESET} no compila: ninguna verificación pudo correr (los errores, arriba)."
+            );
+        } else if pending.len() == results.len() {
             let location = match pending[0] {
                 Verdict::Pending { location } => location.as_str(),
                 _ => "",
@@ -70,6 +78,14 @@ pub fn render(sheet: &Sheet) -> String {
                 );
                 for line in row.verdict.explanation().iter().chain(&row.notes) {
                     let _ = writeln!(out, "      {line}");
+                }
+                if matches!(row.verdict, Verdict::TimedOut { .. }) {
+                    // Only where the student runs the grader: Gradescope
+                    // and JUnit reports come from a command they cannot change.
+                    let _ = writeln!(
+                        out,
+                        "      si tu código es correcto pero lento, sube el mínimo con --timeout SEGUNDOS"
+                    );
                 }
             }
         }

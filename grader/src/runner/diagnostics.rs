@@ -7,7 +7,7 @@ pub const MAX_ERRORS: usize = 3;
 /// At most this many lines of one error (or of cargo's log) are shown.
 pub const MAX_LINES: usize = 30;
 
-/// Why the grader could not run.
+/// Why the harness could not be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cause {
     /// rustc reported errors: the text of the first ones.
@@ -15,16 +15,6 @@ pub enum Cause {
     /// No compiler error was found (a broken manifest, a missing tool…):
     /// the relevant lines of cargo's log.
     Other(String),
-    /// The grader ran but did not hand in a usable report: it ended with
-    /// `status` (as the shell gives it: 128 + n when signal n ended it), or
-    /// with 0 or 1 and a report missing or unreadable. `log` holds the
-    /// relevant lines of what it printed on standard error.
-    Ended {
-        /// Exit status, 0 to 255.
-        status: u8,
-        /// The relevant lines of its standard error.
-        log: String,
-    },
 }
 
 /// The cause of a failed build: the compiler errors in `json` (cargo's
@@ -76,31 +66,6 @@ pub fn log_excerpt(log: &str, root: &str) -> String {
         .filter(|l| !l.trim().is_empty())
         .collect();
     clip(&relative(&kept.join("\n"), root))
-}
-
-/// The conventional name of signal `n` on Linux (`SIGKILL` for 9), for the
-/// signals a crashed or killed process usually shows.
-pub fn signal_name(n: u8) -> Option<&'static str> {
-    Some(match n {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        4 => "SIGILL",
-        5 => "SIGTRAP",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        10 => "SIGUSR1",
-        11 => "SIGSEGV",
-        12 => "SIGUSR2",
-        13 => "SIGPIPE",
-        14 => "SIGALRM",
-        15 => "SIGTERM",
-        24 => "SIGXCPU",
-        25 => "SIGXFSZ",
-        _ => return None,
-    })
 }
 
 /// `text` without the prefix `root/` anywhere.

@@ -12,12 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::ids::OrderId;
-use crate::keys::SeededKeys;
-use crate::money::Money;
-use crate::network::{Delivery, LossModel, Network};
-use crate::order::Order;
-use crate::stream::{Stream, StreamKind};
+use sim::{Delivery, Fleet, LossSpec, Money, OrdersSpec, StreamKind};
 
 /// Máximo de órdenes de una flota: alcanza para el benchmark de 10 millones
 /// de órdenes y cabe en memoria junto con los ledgers de los dos mundos.
@@ -62,43 +57,8 @@ impl fmt::Display for FixtureError {
 
 impl std::error::Error for FixtureError {}
 
-/// Cómo se dan las órdenes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum OrdersSpec {
-    /// Montos explícitos, con ids 1, 2, … en orden.
-    Listed(Vec<Money>),
-    /// `count` órdenes de `randint(amount_min, amount_max)` dólares enteros
-    /// (el `randint` de CPython), sorteadas en orden del stream del fixture
-    /// con semilla `seed`.
-    Generated {
-        /// Número de órdenes, de 1 a [`MAX_ORDERS`].
-        count: u64,
-        /// Monto mínimo, en dólares enteros.
-        amount_min: i64,
-        /// Monto máximo, en dólares enteros (incluido).
-        amount_max: i64,
-        /// Semilla del stream de los montos.
-        seed: u64,
-    },
-}
-
-/// Cómo se pierden las respuestas.
-#[derive(Clone, Debug, PartialEq)]
-pub enum LossSpec {
-    /// Una entrada por intento, a lo largo de todo el escenario; cuando se
-    /// acaban, todas las respuestas llegan.
-    Scripted(Vec<Delivery>),
-    /// Cada respuesta se pierde con probabilidad `p_response_lost`, con un
-    /// sorteo por intento del stream del fixture con semilla `seed`.
-    Random {
-        /// En [0, 1].
-        p_response_lost: f64,
-        /// Semilla del stream de las pérdidas.
-        seed: u64,
-    },
-}
-
-/// Un escenario validado, listo para correr.
+/// Un escenario validado, listo para correr: una flota con nombre y los
+/// textos de su tabla.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
     /// El nombre del archivo del fixture, sin extensión (`flota-1000`).
@@ -107,16 +67,8 @@ pub struct Scenario {
     pub title: String,
     /// Líneas que se imprimen bajo el título (puede ser un texto vacío).
     pub description: String,
-    /// Las órdenes.
-    pub orders: OrdersSpec,
-    /// Las pérdidas.
-    pub losses: LossSpec,
-    /// Máximo de intentos por orden, de 1 a [`MAX_ATTEMPTS`].
-    pub max_attempts: u32,
-    /// El generador detrás de los montos y las pérdidas.
-    pub stream: StreamKind,
-    /// Semilla de las idempotency keys que el kit entrega a los clientes.
-    pub key_seed: u64,
+    /// Las órdenes, las pérdidas, `max_attempts` y las semillas.
+    pub fleet: Fleet,
     /// Correr también el cliente equivocado de la lección 3 (una key por
     /// intento), como contraste.
     pub show_key_per_attempt: bool,
@@ -249,9 +201,8 @@ impl Scenario {
         paths.iter().map(|p| Scenario::load(p)).collect()
     }
 
-    /// Una flota generada con la convención de semillas de la lección: los
-    /// montos con semilla `seed` y las pérdidas con `seed + 1` (el 42 y el 43
-    /// de la lección).
+    /// Una flota generada con la convención de semillas de la lección
+    /// ([`Fleet::generated`]), con nombre y título.
     pub fn fleet(
         name: &str,
         count: u64,
@@ -265,89 +216,8 @@ impl Scenario {
             name: name.to_string(),
             title: format!("FLOTA  ·  {name}"),
             description: String::new(),
-            orders: OrdersSpec::Generated {
-                count,
-                amount_min: amounts.0,
-                amount_max: amounts.1,
-                seed,
-            },
-            losses: LossSpec::Random {
-                p_response_lost,
-                seed: seed.wrapping_add(1),
-            },
-            max_attempts,
-            stream,
-            key_seed: seed,
+            fleet: Fleet::generated(count, amounts, p_response_lost, max_attempts, seed, stream),
             show_key_per_attempt: false,
-        }
-    }
-
-    /// Número de órdenes, sin generarlas.
-    pub fn order_count(&self) -> u64 {
-        match &self.orders {
-            OrdersSpec::Listed(a) => a.len() as u64,
-            OrdersSpec::Generated { count, .. } => *count,
-        }
-    }
-
-    /// Las órdenes, con ids desde 1 y montos en centavos. Mismo fixture,
-    /// mismas órdenes.
-    pub fn orders(&self) -> Vec<Order> {
-        let amounts: Vec<Money> = match &self.orders {
-            OrdersSpec::Listed(a) => a.clone(),
-            OrdersSpec::Generated {
-                count,
-                amount_min,
-                amount_max,
-                seed,
-            } => {
-                let mut s = Stream::new(self.stream, *seed);
-                let (lo, hi) = (*amount_min as u64, *amount_max as u64);
-                (0..*count)
-                    .map(|_| Money::from_dollars(s.randint(lo, hi) as i64))
-                    .collect()
-            }
-        };
-        amounts
-            .into_iter()
-            .enumerate()
-            .map(|(i, amount)| Order {
-                id: OrderId(i as u64 + 1),
-                amount,
-            })
-            .collect()
-    }
-
-    /// El modelo de pérdidas, desde su primer sorteo.
-    pub fn loss_model(&self) -> LossModel {
-        match &self.losses {
-            LossSpec::Scripted(s) => LossModel::scripted(s.clone()),
-            LossSpec::Random {
-                p_response_lost,
-                seed,
-            } => LossModel::random(self.stream, *seed, *p_response_lost),
-        }
-    }
-
-    /// Una red nueva con las pérdidas del escenario: todos los mundos vuelven
-    /// a ver los mismos sorteos.
-    pub fn network(&self) -> Network {
-        Network::new(self.loss_model())
-    }
-
-    /// Una fuente de keys nueva para el escenario.
-    pub fn keys(&self) -> SeededKeys {
-        SeededKeys::new(self.key_seed)
-    }
-
-    /// La probabilidad de pérdida, o `None` si las pérdidas vienen de un
-    /// guion.
-    pub fn p_response_lost(&self) -> Option<f64> {
-        match self.losses {
-            LossSpec::Random {
-                p_response_lost, ..
-            } => Some(p_response_lost),
-            LossSpec::Scripted(_) => None,
         }
     }
 }
@@ -531,11 +401,13 @@ fn validate(raw: RawFixture, name: String, path: &Path) -> Result<Scenario, Fixt
         name,
         title: raw.title,
         description: raw.description,
-        orders,
-        losses,
-        max_attempts: raw.max_attempts as u32,
-        stream: raw.stream,
-        key_seed: raw.key_seed,
+        fleet: Fleet {
+            orders,
+            losses,
+            max_attempts: raw.max_attempts as u32,
+            stream: raw.stream,
+            key_seed: raw.key_seed,
+        },
         show_key_per_attempt: raw.show_key_per_attempt,
     })
 }

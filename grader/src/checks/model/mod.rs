@@ -1,0 +1,187 @@
+//! Model-based checks: many seeded random inputs per exercise, run through
+//! the implementation and through the judge's model of the lesson, and the
+//! first disagreement shrunk (proptest's strategies and shrinking) to a
+//! smallest input that still disagrees, shown as a numbered Spanish trace.
+//!
+//! A fixed check is one example the lesson names; these are the guarantee
+//! for everything nobody listed. The same seed gives the same cases, the same
+//! shrinking and byte-identical reports.
+
+pub mod client;
+pub mod reconciliation;
+pub mod server;
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use protocol::{Job, Observation};
+
+use crate::runner::Execute;
+use crate::verdict::{Exercise, Verdict};
+
+/// Runs `exercise`'s family with `seed`.
+///
+/// # Errors
+/// As [`explore`].
+pub fn run(h: &dyn Execute, exercise: Exercise, seed: u64) -> Result<(), Verdict> {
+    match exercise {
+        Exercise::Cobro => explore(h, &server::Server, 1, seed, CASES),
+        Exercise::Cliente => explore(h, &client::Client, 2, seed, CASES),
+        Exercise::Reconciliacion => explore(h, &reconciliation::Reconcile, 3, seed, CASES),
+    }
+}
+
+/// Cases per family in a run.
+pub const CASES: usize = 200;
+/// The seed of the public run (every student sees the same cases).
+pub const PUBLIC_SEED: u64 = 2;
+/// At most this many shrinking steps (each one a run of the harness).
+const MAX_SHRINK_STEPS: usize = 600;
+
+/// What the judge concluded about one case.
+pub enum Outcome {
+    /// The implementation agreed with the model.
+    Agrees,
+    /// It did not: the trace that shows where, and the hint.
+    Disagrees {
+        /// Numbered Spanish lines, ending with the line where they part.
+        trace: Vec<String>,
+        /// What the lesson says about it.
+        hint: String,
+    },
+}
+
+/// One family of model-based checks.
+pub trait Family {
+    /// An input.
+    type Case: Clone + std::fmt::Debug;
+    /// The strategy that generates inputs (and shrinks them).
+    fn strategy(&self) -> impl Strategy<Value = Self::Case>;
+    /// The job that runs `case` against the implementation.
+    fn job(&self, case: &Self::Case) -> Job;
+    /// Compares the implementation's observation with the model.
+    fn judge(&self, case: &Self::Case, got: Observation) -> Outcome;
+    /// A one-line summary of a case, for the report (`4 llamadas, modo
+    /// idempotente`).
+    fn describe(&self, case: &Self::Case) -> String;
+}
+
+/// The 32-byte proptest seed of `seed` for family `tag`.
+fn rng_seed(seed: u64, tag: u8) -> [u8; 32] {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8] = tag;
+    bytes[16..24].copy_from_slice(&0x6b69_745f_6d6f_6465_u64.to_le_bytes());
+    bytes
+}
+
+/// The outcome of one case, or the verdict that stops the check (a
+/// `todo!()`, a time-out, a crash).
+fn try_case<F: Family>(
+    family: &F,
+    case: &F::Case,
+    got: Result<Observation, Verdict>,
+) -> Result<Outcome, Verdict> {
+    match got {
+        Ok(o) => Ok(family.judge(case, o)),
+        // A panic on some input is a disagreement like any other: shrink it.
+        Err(Verdict::Panicked { message, location }) => Ok(Outcome::Disagrees {
+            trace: vec![format!("tu código entró en pánico en {location}: {message}")],
+            hint: "con esta entrada el modelo de la lección responde sin problemas; tu código no debe entrar en pánico.".to_string(),
+        }),
+        Err(other) => Err(other),
+    }
+}
+
+/// Runs `cases` cases of `family` (seeded with `seed`, family `tag`) against
+/// the implementation, all in one harness process; on a disagreement, shrinks
+/// it and fails with the smallest case's trace.
+///
+/// # Errors
+/// The verdict: a shrunk counterexample, or why the implementation gave no
+/// answer (`todo!()`, time-out, crash).
+pub fn explore<F: Family>(
+    h: &dyn Execute,
+    family: &F,
+    tag: u8,
+    seed: u64,
+    cases: usize,
+) -> Result<(), Verdict> {
+    let config = Config {
+        cases: cases as u32,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new_with_rng(
+        config,
+        TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed(seed, tag)),
+    );
+    let strategy = family.strategy();
+    let mut trees = Vec::with_capacity(cases);
+    for _ in 0..cases {
+        match strategy.new_tree(&mut runner) {
+            Ok(t) => trees.push(t),
+            Err(reason) => {
+                return Err(Verdict::Crashed {
+                    what: format!("el generador de casos falló: {reason}"),
+                });
+            }
+        }
+    }
+    let jobs: Vec<Job> = trees.iter().map(|t| family.job(&t.current())).collect();
+    let answers = h.execute(&jobs);
+    // The first failing case with the fewest calls is the cheapest to shrink.
+    let mut failing: Option<(usize, usize)> = None;
+    for (i, (tree, got)) in trees.iter().zip(answers).enumerate() {
+        let case = tree.current();
+        if let Outcome::Disagrees { .. } = try_case(family, &case, got)? {
+            let size = jobs[i].work() as usize;
+            if failing.is_none_or(|(_, s)| size < s) {
+                failing = Some((i, size));
+            }
+        }
+    }
+    let Some((index, _)) = failing else {
+        return Ok(());
+    };
+    let mut tree = trees.swap_remove(index);
+    let original = family.describe(&tree.current());
+    let run = |case: &F::Case| -> Result<Outcome, Verdict> {
+        try_case(family, case, crate::runner::one(h, family.job(case)))
+    };
+    let mut best = tree.current();
+    let mut best_outcome = run(&best)?;
+    let mut steps = 0;
+    if tree.simplify() {
+        while steps < MAX_SHRINK_STEPS {
+            steps += 1;
+            let candidate = tree.current();
+            match run(&candidate) {
+                Ok(outcome @ Outcome::Disagrees { .. }) => {
+                    best = candidate;
+                    best_outcome = outcome;
+                    if !tree.simplify() {
+                        break;
+                    }
+                }
+                // Agreeing (or hanging, crashing) is not this failure.
+                _ => {
+                    if !tree.complicate() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    let Outcome::Disagrees { trace, hint } = best_outcome else {
+        return Ok(());
+    };
+    Err(Verdict::Counterexample {
+        summary: format!(
+            "{} (caso {} de {cases}, semilla {seed}, reducido desde {original})",
+            family.describe(&best),
+            index + 1,
+        ),
+        trace,
+        hint,
+    })
+}

@@ -1,0 +1,164 @@
+//! The judge builds the harness: `cargo build -p harness` with
+//! `--message-format=json`, so that a submission that does not compile is
+//! an ordinary result (the compiler's first errors) and the judge itself
+//! never fails to build on student code.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::diagnostics::{self, Cause};
+
+/// The implementation a harness links.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Implementation {
+    /// The student's `exercises`.
+    Exercises,
+    /// The reference `solutions` (`--solutions`).
+    Solutions,
+}
+
+impl Implementation {
+    /// The crate's name, for reports.
+    pub fn crate_name(self) -> &'static str {
+        match self {
+            Implementation::Exercises => "exercises",
+            Implementation::Solutions => "solutions",
+        }
+    }
+
+    /// The harness binary that links it.
+    pub fn binary(self) -> &'static str {
+        match self {
+            Implementation::Exercises => "harness",
+            Implementation::Solutions => "harness-solutions",
+        }
+    }
+
+    /// The harness feature that selects it.
+    fn feature(self) -> &'static str {
+        self.crate_name()
+    }
+}
+
+/// The environment variables a build keeps: what cargo and rustc need,
+/// nothing of the judge's secrets.
+const KEPT_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "CARGO_TARGET_DIR",
+    "CARGO_NET_OFFLINE",
+    "CARGO_BUILD_JOBS",
+    "CARGO_INCREMENTAL",
+    "CARGO_TERM_COLOR",
+    "TMPDIR",
+    "LANG",
+];
+
+/// Builds the harness of `which` in the workspace at `root` and returns its
+/// executable.
+///
+/// # Errors
+/// The compiler's first errors (paths relative to `root`) when the code does
+/// not compile, or cargo's own words when it cannot build at all.
+pub fn harness(root: &Path, which: Implementation) -> Result<PathBuf, Cause> {
+    let built = cargo_build(root, which)?;
+    // The target folder remembers which copy of the kit built it last. When
+    // another copy did (several submissions graded with one
+    // CARGO_TARGET_DIR), cargo may take this copy's older sources for fresh
+    // and reuse the other copy's code: touch the student's sources and
+    // build again.
+    let Some(target) = built.parent().and_then(Path::parent) else {
+        return Ok(built);
+    };
+    let marker = target.join(format!("kit-{}-ultima-copia", which.binary()));
+    let ours = root.to_string_lossy().into_owned();
+    if std::fs::read_to_string(&marker).is_ok_and(|last| last == ours) {
+        return Ok(built);
+    }
+    touch_sources(&root.join(which.crate_name()).join("src"));
+    let built = cargo_build(root, which)?;
+    let _ = std::fs::write(&marker, ours);
+    Ok(built)
+}
+
+/// Sets the modification time of every file under `dir` to now.
+fn touch_sources(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            touch_sources(&path);
+        } else if let Ok(file) = std::fs::OpenOptions::new().append(true).open(&path) {
+            let _ = file.set_modified(std::time::SystemTime::now());
+        }
+    }
+}
+
+/// One `cargo build` of the harness; its executable.
+fn cargo_build(root: &Path, which: Implementation) -> Result<PathBuf, Cause> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(root)
+        .args(["build", "--quiet", "--message-format=json", "-p", "harness"])
+        // The harness in the judge's own profile: `--release` for benchmarks.
+        .args(cfg!(not(debug_assertions)).then_some("--release"))
+        .args(["--bin", which.binary()])
+        .args(["--no-default-features", "--features", which.feature()])
+        .env_clear()
+        .stdin(Stdio::null());
+    for name in KEPT_ENV {
+        if let Some(value) = std::env::var_os(name) {
+            cmd.env(name, value);
+        }
+    }
+    let output = match cmd.output() {
+        Ok(o) => o,
+        Err(e) => return Err(Cause::Other(format!("no se pudo ejecutar cargo: {e}"))),
+    };
+    let json = String::from_utf8_lossy(&output.stdout);
+    let log = String::from_utf8_lossy(&output.stderr);
+    let root_text = root.to_string_lossy();
+    if !output.status.success() {
+        return Err(diagnostics::cause(&json, &log, &root_text));
+    }
+    executable(&json, which.binary()).ok_or_else(|| {
+        Cause::Other(format!(
+            "cargo compiló pero no informó el ejecutable {}",
+            which.binary()
+        ))
+    })
+}
+
+/// The executable of binary `name` in cargo's JSON messages.
+fn executable(json: &str, name: &str) -> Option<PathBuf> {
+    json.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_executable_comes_from_cargos_messages() {
+        let json = concat!(
+            r#"{"reason":"compiler-artifact","target":{"name":"sim"},"executable":null}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","target":{"name":"harness"},"executable":"/t/debug/harness"}"#,
+            "\n",
+            r#"{"reason":"build-finished","success":true}"#
+        );
+        assert_eq!(
+            executable(json, "harness"),
+            Some(PathBuf::from("/t/debug/harness"))
+        );
+        assert_eq!(executable(json, "harness-solutions"), None);
+    }
+}

@@ -1,0 +1,115 @@
+//! The harness: a small program that links `sim` and one implementation of
+//! the three exercises and does nothing but run the judge's [`Job`]s against
+//! it, answering with raw observations (see the `protocol` crate). It decides
+//! no grade: the judge (`grader`) compares what it observed with the oracle.
+
+mod catch;
+mod record;
+
+use std::io::{Read, Write};
+
+use protocol::{Answer, ClientKind, Job, Observation, WorldRun};
+use sim::{Kit, Payments, clients};
+
+pub use catch::catch;
+
+/// Reads the jobs (one JSON list) from stdin and prints one answer line per
+/// job, in order, flushing each. Student code may print anything around
+/// them; only answer lines count.
+pub fn serve<K: Kit>() {
+    let mut input = String::new();
+    let jobs: Vec<Job> = match std::io::stdin().read_to_string(&mut input) {
+        Ok(_) => serde_json::from_str(&input).unwrap_or_else(|e| {
+            eprintln!("harness: trabajos ilegibles en la entrada: {e}");
+            std::process::exit(2);
+        }),
+        Err(e) => {
+            eprintln!("harness: no se pudo leer la entrada: {e}");
+            std::process::exit(2);
+        }
+    };
+    for job in &jobs {
+        let answer = answer_caught::<K>(job);
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "\n{}", protocol::answer_line(&answer));
+        let _ = out.flush();
+    }
+}
+
+/// Runs `job` against `K`, turning a `todo!()` or a panic into a
+/// [`protocol::Failure`].
+pub fn answer_caught<K: Kit>(job: &Job) -> Answer {
+    catch(|| answer::<K>(job))
+}
+
+/// Runs `job` against `K` in this process (panics propagate).
+pub fn answer<K: Kit>(job: &Job) -> Observation {
+    match job {
+        Job::Charges { idempotent, calls } => {
+            let mut server = K::new_server(*idempotent);
+            let answers = calls
+                .iter()
+                .map(|c| protocol::Answered {
+                    result: server.charge(c.key, c.order_id, c.amount),
+                    rows: server.ledger().len(),
+                })
+                .collect();
+            Observation::Charges {
+                answers,
+                ledger: server.ledger().to_vec(),
+            }
+        }
+        Job::Client { fleet, orders } => record::client::<K>(fleet, orders.as_deref()),
+        Job::Reconcile { orders, ledger } => Observation::Reconciled(K::reconcile(orders, ledger)),
+        Job::ReconcileFleet { fleet, idempotent } => {
+            let orders = fleet.orders();
+            let ledger = protocol::lesson::ledger(fleet, &orders, *idempotent);
+            Observation::Reconciled(K::reconcile(&orders, &ledger))
+        }
+        Job::World {
+            fleet,
+            idempotent,
+            client,
+            reconcile,
+        } => Observation::World(world::<K>(fleet, *idempotent, *client, *reconcile)),
+    }
+}
+
+/// One world of `fleet` with `K`'s server and the chosen client.
+fn world<K: Kit>(
+    fleet: &sim::Fleet,
+    idempotent: bool,
+    client: ClientKind,
+    reconcile: bool,
+) -> WorldRun {
+    let orders = fleet.orders();
+    let mut server = K::new_server(idempotent);
+    let mut network = fleet.network();
+    let mut keys = fleet.keys();
+    let max = fleet.max_attempts;
+    let mut unconfirmed = 0;
+    for order in &orders {
+        let outcome = match client {
+            ClientKind::Lesson => record::lesson_client(&mut server, &mut network, &mut keys, order, max),
+            ClientKind::Implementation => {
+                K::charge_order(&mut server, &mut network, &mut keys, order, max)
+            }
+            ClientKind::KeyPerAttempt => clients::charge_with_key_per_attempt(
+                &mut server,
+                &mut network,
+                &mut keys,
+                order,
+                max,
+            ),
+        };
+        unconfirmed += u64::from(outcome.confirmed.is_none());
+    }
+    let ledger = server.ledger();
+    WorldRun {
+        attempts: network.attempts(),
+        executions: ledger.len() as u64,
+        charged: ledger.iter().map(|r| r.amount).sum(),
+        unconfirmed,
+        reconciliation: reconcile.then(|| K::reconcile(&orders, ledger)),
+    }
+}

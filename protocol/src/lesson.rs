@@ -1,0 +1,85 @@
+//! Lesson 2's arithmetic of a fleet, shared by the judge's oracle and the
+//! harness: how many attempts each order takes, and the ledger lesson 2's
+//! server leaves. The client's decisions depend only on the loss draws, never
+//! on the server, so one pass over the draws gives every world.
+
+use sim::{ChargeId, Delivery, Fleet, KeySource, LedgerEntry, Order};
+
+/// What the network did to one order under lesson 2's client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OrderAttempts {
+    /// Attempts sent, from 1 to `max_attempts`.
+    pub attempts: u32,
+    /// Whether the last attempt's response arrived (`false`: the client gave
+    /// up, the charge unconfirmed).
+    pub delivered: bool,
+}
+
+/// The attempts of each order of `fleet`, in order: lesson 2's
+/// `client_charge` retries while the response is lost, at most
+/// `max_attempts` times.
+pub fn attempts(fleet: &Fleet) -> Vec<OrderAttempts> {
+    let mut losses = fleet.loss_model();
+    let max = fleet.max_attempts;
+    (0..fleet.order_count())
+        .map(|_| {
+            let mut attempts = 0u32;
+            let mut delivered = false;
+            while attempts < max && !delivered {
+                attempts += 1;
+                delivered = losses.next_delivery() == Delivery::Delivered;
+            }
+            OrderAttempts {
+                attempts,
+                delivered,
+            }
+        })
+        .collect()
+}
+
+/// The ledger lesson 2's server leaves when lesson 2's client charges
+/// `orders` (the fleet's own) with one key per operation from the fleet's key
+/// source: without idempotency one row per attempt, with it one row per
+/// order; charge ids `ch_0001`, `ch_0002`, … in order.
+pub fn ledger(fleet: &Fleet, orders: &[Order], idempotent: bool) -> Vec<LedgerEntry> {
+    let mut keys = fleet.keys();
+    let mut rows = Vec::with_capacity(orders.len());
+    for (order, a) in orders.iter().zip(attempts(fleet)) {
+        let key = keys.new_key();
+        let times = if idempotent { 1 } else { a.attempts };
+        for _ in 0..times {
+            rows.push(LedgerEntry {
+                key,
+                order_id: order.id,
+                amount: order.amount,
+                charge_id: ChargeId::next_after(rows.len()),
+            });
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim::{Money, StreamKind};
+
+    /// The lesson's fleet: 1,184 attempts, 146 orders charged 2+ times,
+    /// $305,118 without keys and $256,979 with them.
+    #[test]
+    fn the_lessons_fleet() {
+        let fleet = Fleet::generated(1000, (10, 500), 0.15, 4, 42, StreamKind::Cpython);
+        let a = attempts(&fleet);
+        assert_eq!(a.iter().map(|o| u64::from(o.attempts)).sum::<u64>(), 1184);
+        assert_eq!(a.iter().filter(|o| o.attempts >= 2).count(), 146);
+        let orders = fleet.orders();
+        let before = ledger(&fleet, &orders, false);
+        let after = ledger(&fleet, &orders, true);
+        assert_eq!(before.len(), 1184);
+        assert_eq!(after.len(), 1000);
+        let sum = |l: &[LedgerEntry]| l.iter().map(|r| r.amount).sum::<Money>();
+        assert_eq!(sum(&before), Money::from_dollars(305_118));
+        assert_eq!(sum(&after), Money::from_dollars(256_979));
+        assert_eq!(before[1183].charge_id, ChargeId(1184));
+    }
+}
