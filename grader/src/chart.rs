@@ -55,6 +55,19 @@ pub fn svg(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> Resu
         .fold(1.0, f64::max)
         * 1.12;
 
+    // The lesson's own point (ejemplo trabajado II), on the lesson's fleet.
+    let lesson = points
+        .iter()
+        .find(|pt| scenario.name == "flota-1000" && (pt.p - 0.15).abs() < 1e-9)
+        .map(|pt| {
+            let w = &pt.worlds.before;
+            let label = format!(
+                "la lección: p = 15% → {} de más ({})",
+                w.overcharge_pct(),
+                sim::Money::from_cents(w.overcharge_cents)
+            );
+            (15.0, w.overcharge_pct().as_f64(), label)
+        });
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
@@ -66,6 +79,7 @@ pub fn svg(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> Resu
             &before,
             &after,
             &curve,
+            lesson.as_ref(),
         )
         .map_err(|e| format!("no se pudo dibujar el gráfico: {e}"))?;
         root.present()
@@ -76,6 +90,7 @@ pub fn svg(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> Resu
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
+#[allow(clippy::too_many_arguments)]
 fn draw(
     root: &Area<'_>,
     scenario: &Scenario,
@@ -84,6 +99,7 @@ fn draw(
     before: &[(f64, f64)],
     after: &[(f64, f64)],
     curve: &[(f64, f64)],
+    lesson: Option<&(f64, f64, String)>,
 ) -> Result<(), DrawingAreaErrorKind<<SVGBackend<'static> as DrawingBackend>::ErrorType>> {
     root.fill(&WHITE)?;
     let m = scenario.fleet.max_attempts;
@@ -147,6 +163,23 @@ fn draw(
                 + PathElement::new(vec![(0, 0), (8, 0)], EXPECTED.stroke_width(2))
                 + PathElement::new(vec![(14, 0), (24, 0)], EXPECTED.stroke_width(2))
         });
+    if let Some((x, y, label)) = lesson {
+        chart.draw_series(std::iter::once(Circle::new(
+            (*x, *y),
+            9,
+            BEFORE.stroke_width(2),
+        )))?;
+        // Above and to the left of the point, clear of both curves.
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((*x, *y))
+                + Text::new(
+                    label.clone(),
+                    (-245, -46),
+                    ("sans-serif", 15).into_font().color(&BLACK),
+                )
+                + PathElement::new(vec![(-30, -28), (-8, -8)], BLACK.stroke_width(1)),
+        ))?;
+    }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)

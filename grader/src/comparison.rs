@@ -144,7 +144,7 @@ pub fn render(scenario: &Scenario, crate_name: &str, w: &Worlds) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "ANTES Y DESPUES  ·  {}  ·  con {crate_name}",
+        "ANTES Y DESPUÉS  ·  {}  ·  con {crate_name}",
         scenario.name
     );
     let _ = writeln!(out, "{}", fleet::describe(scenario, true));

@@ -189,7 +189,7 @@ pub fn render(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> S
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "BARRIDO DE PERDIDAS  ·  {}  ·  con {crate_name}",
+        "BARRIDO DE PÉRDIDAS  ·  {}  ·  con {crate_name}",
         scenario.name
     );
     let _ = writeln!(out, "{}", fleet::describe(scenario, false));

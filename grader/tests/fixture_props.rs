@@ -3,13 +3,14 @@
 //! with arbitrary values. Every error is one Spanish line naming the file;
 //! every accepted fixture can be run.
 //!
-//! Bounded to a few seconds: `cargo test -p sim --test fixture_props`
+//! Bounded to a few seconds: `cargo test -p grader --test fixture_props`
 //! (raise the case counts with `PROPTEST_CASES=20000` for a longer hunt).
 
 use std::path::Path;
 
+use grader::fixture::Scenario;
 use proptest::prelude::*;
-use sim::{Scenario, SeededKeys};
+use sim::SeededKeys;
 
 const FILE: &str = "fixtures/prop.toml";
 
@@ -37,6 +38,7 @@ fn check(text: &str) -> Result<(), TestCaseError> {
             }
         }
         Ok(s) => {
+            let s = s.fleet;
             prop_assert!((1..=100).contains(&s.max_attempts));
             if s.order_count() <= 2_000 {
                 let orders = s.orders();

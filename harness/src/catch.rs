@@ -72,7 +72,10 @@ mod tests {
         let Failure::Panicked { message, location } = panicked else {
             panic!("not a panic")
         };
-        assert_eq!(message, "index out of bounds: the len is 0 but the index is 0");
+        assert_eq!(
+            message,
+            "index out of bounds: the len is 0 but the index is 0"
+        );
         assert!(location.contains("catch.rs:"), "{location}");
         assert_eq!(catch(|| 7), Ok(7));
     }

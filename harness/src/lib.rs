@@ -14,8 +14,8 @@ use sim::{Kit, Payments, clients};
 pub use catch::catch;
 
 /// Reads the jobs (one JSON list) from stdin and prints one answer line per
-/// job, in order, flushing each. Student code may print anything around
-/// them; only answer lines count.
+/// job, in order, flushing each, on the process's original stdout. What the
+/// implementation prints goes to stderr instead (see [`private_stdout`]).
 pub fn serve<K: Kit>() {
     let mut input = String::new();
     let jobs: Vec<Job> = match std::io::stdin().read_to_string(&mut input) {
@@ -28,11 +28,26 @@ pub fn serve<K: Kit>() {
             std::process::exit(2);
         }
     };
+    let mut answers = private_stdout();
     for job in &jobs {
         let answer = answer_caught::<K>(job);
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "\n{}", protocol::answer_line(&answer));
-        let _ = out.flush();
+        let _ = writeln!(answers, "\n{}", protocol::answer_line(&answer));
+        let _ = answers.flush();
+    }
+}
+
+/// The answers' own channel: a copy of stdout taken before any job runs,
+/// after which stdout itself points at stderr, so nothing the
+/// implementation prints (`println!` included) can pass for an answer.
+/// Where that cannot be arranged, plain stdout.
+fn private_stdout() -> Box<dyn Write> {
+    use std::os::fd::AsFd;
+    let copy = std::io::stdout().as_fd().try_clone_to_owned();
+    match copy {
+        Ok(fd) if nix::unistd::dup2_stdout(std::io::stderr()).is_ok() => {
+            Box::new(std::fs::File::from(fd))
+        }
+        _ => Box::new(std::io::stdout()),
     }
 }
 
@@ -90,7 +105,9 @@ fn world<K: Kit>(
     let mut unconfirmed = 0;
     for order in &orders {
         let outcome = match client {
-            ClientKind::Lesson => record::lesson_client(&mut server, &mut network, &mut keys, order, max),
+            ClientKind::Lesson => {
+                record::lesson_client(&mut server, &mut network, &mut keys, order, max)
+            }
             ClientKind::Implementation => {
                 K::charge_order(&mut server, &mut network, &mut keys, order, max)
             }

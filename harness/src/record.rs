@@ -5,7 +5,7 @@
 
 use protocol::{Call, Observation, OrderRun};
 use sim::{
-    ChargeId, ChargeOutcome, ChargeResult, ChargeStatus, Fleet, IdempotencyKey, Kit, KeySource,
+    ChargeId, ChargeOutcome, ChargeResult, ChargeStatus, Fleet, IdempotencyKey, KeySource, Kit,
     LedgerEntry, Money, Network, Order, OrderId, Payments,
 };
 

@@ -193,7 +193,7 @@ fn stops_at_first_response(h: &dyn Execute) -> Result<(), Verdict> {
     for (script, n) in [(vec![DELIVERED], 1u32), (vec![LOST, DELIVERED], 2)] {
         let r = run_client(h, script, 4)?;
         // The recording server answers call n with ch_n.
-        let last_charge = (!r.calls.is_empty()).then(|| ChargeId(r.calls.len() as u64));
+        let last_charge = (!r.calls.is_empty()).then_some(ChargeId(r.calls.len() as u64));
         let ok = r.calls.len() == n as usize
             && r.outcome.attempts == n
             && r.outcome.confirmed.is_some()

@@ -113,7 +113,11 @@ impl Catalog {
                 self.checks.push(Check {
                     id: format!("{}/{}", exercise.id(), v.model_check_name()),
                     exercise,
-                    title: format!("variante oculta {}: {}", v.seed, model_title(u64::from(v.seed))),
+                    title: format!(
+                        "variante oculta {}: {}",
+                        v.seed,
+                        model_title(u64::from(v.seed))
+                    ),
                     target: CheckTarget::Model(u64::from(v.seed)),
                 });
             }

@@ -565,6 +565,6 @@ fn unknown_orders(h: &dyn Execute) -> Result<(), Verdict> {
         &orders,
         &ledger,
         want,
-        "una fila cuyo order id no está entre las órdenes no es sobrecobro de ninguna orden: cuéntala en unknown_order_rows (y en charged y charges, porque está en el ledger); una orden sin filas con su order id nunca se cobró.",
+        "una fila cuyo order id no está entre las órdenes no es sobrecobro de ninguna orden: cuéntala en unknown_order_rows (y en charged y charges, porque está en el ledger); una orden sin filas con su order id nunca se cobró: su monto entero es cobro faltante (undercharge), y las filas de la orden 99 no lo compensan.",
     )
 }

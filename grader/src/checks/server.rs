@@ -32,7 +32,7 @@ pub const CHECKS: &[(&str, &str)] = &[
     ),
     (
         "keys-distintas-se-cobran",
-        "keys distintas son cobros distintos (aunque tengan el mismo contenido o los mismos bits bajos)",
+        "keys distintas son cobros distintos (aunque tengan el mismo contenido o se parezcan)",
     ),
 ];
 
@@ -246,7 +246,12 @@ const DEDUPLICATED_BY_CONTENT: &str = "dos keys distintas con el mismo contenido
 
 /// Names the mistake behind a wrong answer, from the first call where `got`
 /// parts from `want`; `None` when it matches none of the known mistakes.
-pub(crate) fn diagnose(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Option<String> {
+pub(crate) fn diagnose(
+    idempotent: bool,
+    calls: &[Call],
+    got: &Played,
+    want: &Played,
+) -> Option<String> {
     if idempotent {
         if got.ledger.is_empty() && !want.ledger.is_empty() {
             return Some(REMEMBERED_WITHOUT_CHARGING.to_string());

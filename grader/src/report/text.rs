@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 
+use crate::checks::CheckTarget;
 use crate::report::sheet::{Row, Sheet};
 use crate::verdict::{Exercise, Verdict};
 
@@ -65,29 +66,7 @@ pub fn render(sheet: &Sheet) -> String {
                 exercise.function()
             );
         } else {
-            for row in &results {
-                let mark = match row.verdict {
-                    Verdict::Passed => format!("{GREEN}✓{RESET}"),
-                    Verdict::Pending { .. } => format!("{YELLOW}…{RESET}"),
-                    _ => format!("{RED}✗{RESET}"),
-                };
-                let _ = writeln!(
-                    out,
-                    "  {mark} {} ({}/{} pts)",
-                    row.check.title, row.points, row.max
-                );
-                for line in row.verdict.explanation().iter().chain(&row.notes) {
-                    let _ = writeln!(out, "      {line}");
-                }
-                if matches!(row.verdict, Verdict::TimedOut { .. }) {
-                    // Only where the student runs the grader: Gradescope
-                    // and JUnit reports come from a command they cannot change.
-                    let _ = writeln!(
-                        out,
-                        "      si tu código es correcto pero lento, sube el mínimo con --timeout SEGUNDOS"
-                    );
-                }
-            }
+            rows(&mut out, &results);
         }
         let _ = writeln!(
             out,
@@ -98,5 +77,134 @@ pub fn render(sheet: &Sheet) -> String {
     let (passed, total) = sheet.passed();
     let colour = if passed == total { GREEN } else { RED };
     let _ = writeln!(out, "\n{BOLD}{colour}{}{RESET}", sheet.score_line());
+    let _ = writeln!(out, "{}", progress(sheet));
     out
+}
+
+/// One exercise's checks: every fixed and model-based check with its
+/// explanation; the whole-scenario checks summed up when they all pass, and
+/// in one line when a check above already failed (the same cause), so the
+/// first failing check is the one to read.
+fn rows(out: &mut String, results: &[&Row]) {
+    let is_scenario = |r: &Row| matches!(r.check.target, CheckTarget::Scenario(_));
+    let unit_failed = results
+        .iter()
+        .any(|r| !is_scenario(r) && !r.verdict.passed());
+    let mut fixed_failed = false;
+    for row in results.iter().filter(|r| !is_scenario(r)) {
+        let is_model = matches!(row.check.target, CheckTarget::Model(_));
+        if is_model && fixed_failed && !row.verdict.passed() {
+            let _ = writeln!(
+                out,
+                "  {RED}✗{RESET} {} ({}/{} pts): la misma causa que arriba; corrígela primero",
+                row.check.title, row.points, row.max
+            );
+            continue;
+        }
+        fixed_failed |= !is_model && !row.verdict.passed();
+        row_in_full(out, row);
+    }
+    let (failing, passing): (Vec<&Row>, Vec<&Row>) = results
+        .iter()
+        .copied()
+        .filter(|r| is_scenario(r))
+        .partition(|r| !r.verdict.passed());
+    if unit_failed && !failing.is_empty() {
+        let names: Vec<&str> = failing.iter().map(|r| scenario_name(r)).collect();
+        let (points, max) = Sheet::points_of(failing.iter().copied());
+        let _ = writeln!(
+            out,
+            "  {RED}✗{RESET} {} escenario(s) fallan por la misma causa que arriba: {} ({points}/{max} pts)",
+            failing.len(),
+            names.join(", ")
+        );
+    } else {
+        for row in &failing {
+            row_in_full(out, row);
+        }
+    }
+    if !passing.is_empty() {
+        let names: Vec<&str> = passing.iter().map(|r| scenario_name(r)).collect();
+        let (points, max) = Sheet::points_of(passing.iter().copied());
+        let _ = writeln!(
+            out,
+            "  {GREEN}✓{RESET} {} escenario(s) completos: {} ({points}/{max} pts)",
+            passing.len(),
+            names.join(", ")
+        );
+    }
+}
+
+/// The scenario's name in a check id (`cobro/flota-1000` → `flota-1000`).
+fn scenario_name<'a>(row: &'a Row) -> &'a str {
+    row.check.id.split_once('/').map_or(&row.check.id, |(_, n)| n)
+}
+
+/// One check with its mark, points and explanation.
+fn row_in_full(out: &mut String, row: &Row) {
+    let mark = match row.verdict {
+        Verdict::Passed => format!("{GREEN}✓{RESET}"),
+        Verdict::Pending { .. } => format!("{YELLOW}…{RESET}"),
+        _ => format!("{RED}✗{RESET}"),
+    };
+    let _ = writeln!(
+        out,
+        "  {mark} {} ({}/{} pts)",
+        row.check.title, row.points, row.max
+    );
+    for line in row.verdict.explanation().iter().chain(&row.notes) {
+        let _ = writeln!(out, "      {line}");
+    }
+    if matches!(row.verdict, Verdict::TimedOut { .. }) {
+        // Only where the student runs the grader: Gradescope and JUnit
+        // reports come from a command they cannot change.
+        let _ = writeln!(
+            out,
+            "      si tu código es correcto pero lento, sube el mínimo con --timeout SEGUNDOS"
+        );
+    }
+}
+
+/// `Progreso: 1/3 ejercicios · siguiente: …`: how many of the graded
+/// exercises pass whole, and where to go next.
+fn progress(sheet: &Sheet) -> String {
+    let graded = sheet.exercises();
+    let done: Vec<Exercise> = graded
+        .iter()
+        .copied()
+        .filter(|e| sheet.of(*e).all(|r| r.verdict.passed()))
+        .collect();
+    let next = graded.iter().find(|e| !done.contains(e));
+    let head = if graded.len() == Exercise::ALL.len() {
+        format!("Progreso: {}/3 ejercicios", done.len())
+    } else {
+        let (points, max) = sheet.total();
+        format!(
+            "Progreso: {} de {} ejercicio(s) calificado(s) · {points}/{max} de los 100 puntos del kit",
+            done.len(),
+            graded.len()
+        )
+    };
+    match next {
+        Some(e) => format!(
+            "{head} · siguiente: Ejercicio {} ({}, {})",
+            e.number(),
+            e.file(),
+            e.function()
+        ),
+        None if graded.len() == Exercise::ALL.len() => format!(
+            "{head} · ¡listo! Mira tu flota: `cargo run -p grader -- escenario flota-1000` y `comparar`"
+        ),
+        None => {
+            let rest: Vec<&str> = Exercise::ALL
+                .iter()
+                .filter(|e| !graded.contains(e))
+                .map(|e| e.id())
+                .collect();
+            format!(
+                "{head} · siguiente: `cargo run -p grader` (faltan {})",
+                rest.join(", ")
+            )
+        }
+    }
 }

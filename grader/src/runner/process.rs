@@ -153,7 +153,6 @@ impl Drop for HarnessProcess {
 }
 
 impl HarnessProcess {
-
     fn spawn(&self) -> std::io::Result<Child> {
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args);

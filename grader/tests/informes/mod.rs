@@ -1,6 +1,8 @@
 //! Helpers shared by the tests that run the grader binary (`cli.rs`,
-//! `comparar.rs`, `formatos.rs`, `variantes.rs`, …): run it, and check a
-//! report's structure against its format.
+//! `comparar.rs`, `formatos.rs`, `variantes.rs`, …): run it, run the
+//! reference's harness, and check a report's structure against its format.
+//! The harness's tests (`harness/tests/formatos.rs`, …) include this module
+//! for the format checks.
 
 // Each test target uses part of this module.
 #![allow(dead_code)]
@@ -8,8 +10,16 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
+use grader::runner::build::Implementation;
+use grader::runner::process::HarnessProcess;
 use serde_json::Value;
+
+/// The repository root.
+fn repo() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
 
 /// Runs the grader binary with `args`, no colours, a fixed
 /// `execution_time`, and no secret seed or child marker from the outside.
@@ -19,7 +29,12 @@ pub fn grader(args: &[&str]) -> Output {
 
 /// As [`grader`], with extra environment variables.
 pub fn grader_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grader"));
+    // Only the grader's own tests have the binary (the harness's tests use
+    // the format checks alone).
+    let Some(grader) = option_env!("CARGO_BIN_EXE_grader") else {
+        panic!("only the grader's tests run the grader");
+    };
+    let mut cmd = Command::new(grader);
     cmd.args(args)
         .env("NO_COLOR", "1")
         .env("KIT_TIEMPO_EJECUCION", "0")
@@ -42,9 +57,47 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Whether this copy of the kit has the reference solutions (the student
+/// template has not: tests that need `--solutions` have nothing to check
+/// there).
+pub fn has_solutions() -> bool {
+    repo().join("solutions").join("Cargo.toml").is_file()
+}
+
+/// The reference's harness as the grader builds and runs it for
+/// `--solutions` (built once per test binary), or `None` in the student
+/// template.
+pub fn solutions_harness() -> Option<&'static HarnessProcess> {
+    static HARNESS: OnceLock<Option<HarnessProcess>> = OnceLock::new();
+    HARNESS
+        .get_or_init(|| {
+            if !has_solutions() {
+                return None;
+            }
+            let cli = <grader::cli::Cli as clap::Parser>::try_parse_from(["grader", "--solutions"])
+                .expect("--solutions parses");
+            let h = grader::commands::harness(&cli, Implementation::Solutions)
+                .unwrap_or_else(|cause| panic!("the reference's harness builds: {cause:?}"));
+            Some(h)
+        })
+        .as_ref()
+}
+
+/// The score line (`Puntaje: …`) of a text report, checking that the
+/// report closes with it and the progress line (`Progreso: …`).
+pub fn score_line(report: &str) -> &str {
+    let lines: Vec<&str> = report.trim_end().lines().collect();
+    let [.., score, progress] = lines[..] else {
+        panic!("a report of fewer than two lines:\n{report}");
+    };
+    assert!(score.starts_with("Puntaje: "), "{report}");
+    assert!(progress.starts_with("Progreso: "), "{report}");
+    score
+}
+
 /// Whether `exercises/` still holds the three untouched `todo!()` stubs.
 pub fn stubs_untouched() -> bool {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../exercises/src");
+    let dir = repo().join("exercises/src");
     [
         ("payments_server.rs", 1),
         ("client.rs", 2),
@@ -59,10 +112,29 @@ pub fn stubs_untouched() -> bool {
 
 /// Number of checks in the default catalog (the kit's fixtures).
 pub fn default_check_count() -> usize {
-    let fixtures =
-        sim::Scenario::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"))
-            .unwrap();
-    grader::checks::Catalog::new(fixtures, &[]).checks.len()
+    grader::checks::Catalog::new(fixtures(), &[]).checks.len()
+}
+
+/// The kit's fixtures (`fixtures/*.toml`), as the grader loads them.
+pub fn fixtures() -> Vec<grader::fixture::Scenario> {
+    grader::fixture::Scenario::load_dir(&repo().join("fixtures")).expect("the kit's fixtures load")
+}
+
+/// The grader arguments of a printed `cargo run -p grader -- ARGS` command.
+pub fn args_of(command: &str) -> Vec<String> {
+    let rest = command
+        .strip_prefix("cargo run -p grader -- ")
+        .unwrap_or_else(|| panic!("not a grader command: {command}"));
+    rest.split_whitespace().map(str::to_string).collect()
+}
+
+/// The command after `reprodúcela: ` in a failure's explanation.
+pub fn reproduction(explanation: &str) -> String {
+    explanation
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("reprodúcela: "))
+        .unwrap_or_else(|| panic!("no reproduction command in {explanation}"))
+        .to_string()
 }
 
 /// The top-level fields of Gradescope's `results.json`, from its published

@@ -6,9 +6,7 @@
 
 use proptest::prelude::*;
 use protocol::{Call, Job, Observation, OrderRun};
-use sim::{
-    ChargeId, ChargeOutcome, ChargeResult, ChargeStatus, Delivery, Fleet, KeySource, Money,
-};
+use sim::{ChargeId, ChargeOutcome, ChargeResult, ChargeStatus, Delivery, Fleet, KeySource, Money};
 
 use super::{Family, Outcome};
 
@@ -42,7 +40,11 @@ impl Operations {
                 }
             })
             .collect();
-        let amounts = self.dollars.iter().map(|d| Money::from_dollars(*d)).collect();
+        let amounts = self
+            .dollars
+            .iter()
+            .map(|d| Money::from_dollars(*d))
+            .collect();
         let mut fleet = Fleet::scripted(amounts, script, self.max_attempts);
         fleet.key_seed = self.key_seed;
         fleet
@@ -96,13 +98,15 @@ impl Family for Client {
             prop_oneof![3 => 1u32..=6, 1 => 1u32..=100],
             any::<u64>(),
         )
-            .prop_map(|(dollars, lost_first, script, max_attempts, key_seed)| Operations {
-                dollars,
-                lost_first,
-                script,
-                max_attempts,
-                key_seed,
-            })
+            .prop_map(
+                |(dollars, lost_first, script, max_attempts, key_seed)| Operations {
+                    dollars,
+                    lost_first,
+                    script,
+                    max_attempts,
+                    key_seed,
+                },
+            )
     }
 
     fn job(&self, case: &Operations) -> Job {
@@ -224,18 +228,27 @@ fn hint_for(want: &OrderRun, got: &OrderRun, max: u32) -> String {
     let sent: Vec<_> = got.calls.iter().map(|c| c.key).collect();
     if got.calls.len() != want.calls.len() {
         return if got.calls.len() > want.calls.len() && want.outcome.confirmed.is_some() {
-            "la respuesta llegó y aun así reintentó: detente en la primera respuesta que llegue.".to_string()
+            "la respuesta llegó y aun así reintentó: detente en la primera respuesta que llegue."
+                .to_string()
         } else if got.calls.len() > max as usize {
-            format!("hizo {} intentos con max_attempts={max}: son como mucho max_attempts intentos, contando el primero.", got.calls.len())
+            format!(
+                "hizo {} intentos con max_attempts={max}: son como mucho max_attempts intentos, contando el primero.",
+                got.calls.len()
+            )
         } else {
-            format!("hizo {} intentos y la red pedía {}: reintenta mientras la respuesta se pierda, hasta max_attempts (contando el primero).", got.calls.len(), want.calls.len())
+            format!(
+                "hizo {} intentos y la red pedía {}: reintenta mientras la respuesta se pierda, hasta max_attempts (contando el primero).",
+                got.calls.len(),
+                want.calls.len()
+            )
         };
     }
     if got.keys_issued.len() != 1 || sent.iter().any(|k| Some(k) != got.keys_issued.first()) {
         return "cada operación lleva UNA key: créala con keys.new_key() una sola vez, antes del primer intento, y reenvía esa misma en cada reintento (una key por intento cobra cada reintento: el error de la lección 3).".to_string();
     }
     if got.outcome.attempts != want.outcome.attempts {
-        return "ChargeOutcome::attempts es cuántas veces enviaste el cobro, contando el primero.".to_string();
+        return "ChargeOutcome::attempts es cuántas veces enviaste el cobro, contando el primero."
+            .to_string();
     }
     "confirmed es el resultado que llegó (Some del último intento) o None si se perdieron las max_attempts respuestas.".to_string()
 }

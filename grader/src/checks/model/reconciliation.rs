@@ -36,9 +36,11 @@ pub enum Charge {
 pub struct Books {
     /// Amounts of orders 1, 2, … (ids unique).
     pub orders: Vec<Money>,
-    /// Per row: the order it charges (an index past the orders is an
-    /// unknown order, id 90 + index) and how much.
-    pub rows: Vec<(usize, Charge)>,
+    /// Per row: whether it charges an order that does not exist (id 90 +
+    /// its row number), else which order (an index scaled to the number of
+    /// orders, so it still names one after shrinking removes others), and
+    /// how much.
+    pub rows: Vec<(bool, prop::sample::Index, Charge)>,
 }
 
 impl Books {
@@ -59,18 +61,19 @@ impl Books {
         self.rows
             .iter()
             .enumerate()
-            .map(|(n, &(target, charge))| {
-                let own = self.orders.get(target).copied();
-                let amount = match (charge, own) {
+            .map(|(n, (unknown, index, charge))| {
+                let target =
+                    (!unknown && !self.orders.is_empty()).then(|| index.index(self.orders.len()));
+                let own = target.and_then(|t| self.orders.get(t).copied());
+                let amount = match (*charge, own) {
                     (Charge::Full, Some(a)) => a,
                     (Charge::Half, Some(a)) => Money::from_cents((a.cents() / 2).max(1)),
                     (Charge::Other(m), _) => m,
                     (_, None) => Money::from_dollars(70),
                 };
-                let order_id = if own.is_some() {
-                    OrderId(target as u64 + 1)
-                } else {
-                    OrderId(90 + target as u64)
+                let order_id = match target {
+                    Some(t) => OrderId(t as u64 + 1),
+                    None => OrderId(90 + n as u64),
                 };
                 LedgerEntry {
                     key: IdempotencyKey(0x7000 + n as u64),
@@ -97,7 +100,14 @@ impl Family for Reconcile {
         ];
         (
             prop::collection::vec(amount(), 0..=5),
-            prop::collection::vec((0usize..=6, charge), 0..=10),
+            prop::collection::vec(
+                (
+                    prop::bool::weighted(0.15),
+                    any::<prop::sample::Index>(),
+                    charge,
+                ),
+                0..=10,
+            ),
         )
             .prop_map(|(orders, rows)| Books { orders, rows })
     }
@@ -176,11 +186,24 @@ impl Family for Reconcile {
 mod tests {
     use super::*;
 
+    /// The index that picks the first of any number of orders.
+    fn index(_: usize) -> prop::sample::Index {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let mut tree = any::<prop::sample::Index>().new_tree(&mut runner).unwrap();
+        while tree.simplify() {}
+        tree.current()
+    }
+
     #[test]
     fn the_model_reconciles_by_order() {
         let books = Books {
             orders: vec![Money::from_dollars(500), Money::from_dollars(500)],
-            rows: vec![(0, Charge::Full), (0, Charge::Full), (5, Charge::Full)],
+            rows: vec![
+                (false, index(0), Charge::Full),
+                (false, index(0), Charge::Full),
+                (true, index(0), Charge::Full),
+            ],
         };
         let r = oracle::reconcile(&books.orders(), &books.ledger());
         assert_eq!(r.intended, Money::from_dollars(1000));

@@ -182,7 +182,13 @@ fn trace(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Vec<S
         }
         let yours = got.answers.get(i).map_or_else(
             || "sin respuesta".to_string(),
-            |a| format!("{} · tu ledger: {} fila(s)", describe_result(&a.result), a.rows),
+            |a| {
+                format!(
+                    "{} · tu ledger: {} fila(s)",
+                    describe_result(&a.result),
+                    a.rows
+                )
+            },
         );
         let mark = if Some(i) == parts {
             "   ← aquí se separan"
@@ -271,6 +277,9 @@ mod tests {
             lines[3],
             "2. charge(K1, ord_0001, $500) → modelo: ch_0001 $500 captured (replay) · tu código: ch_0002 $500 captured · tu ledger: 2 fila(s)   ← aquí se separan"
         );
-        assert_eq!(lines[4], "   después: ledger del modelo 1 fila(s) · store {K1→ch_0001}");
+        assert_eq!(
+            lines[4],
+            "   después: ledger del modelo 1 fila(s) · store {K1→ch_0001}"
+        );
     }
 }

@@ -1,0 +1,728 @@
+//! Student code that misbehaves cannot take the report down, nor write its
+//! own grade (issues 3 and 9). For each of `todo!()`, a panic, an endless
+//! loop, a stack overflow, an abort, `std::process::exit`, unbounded memory
+//! and printed imitations of the harness's answer lines, a kit that is the
+//! reference except for one misbehaving exercise is graded by the judge
+//! through real harness processes (`HarnessProcess`). The misbehaviour must
+//! be reported on its exercise, in Spanish, while the other exercises are
+//! still graded and pass, and the score must be what the real code
+//! deserves. Code that prints megabytes, writes and deletes files, or
+//! leaves a process running still gets exactly its verdicts, in time.
+//!
+//! A test without the standard harness, because the harness processes are
+//! this very executable: run as `misbehaving --harness-de-prueba KIT DIR`
+//! it serves the judge's jobs for kit `KIT` (`harness::serve`), with `DIR`
+//! a folder the side-effect kits write to; otherwise it grades every kit
+//! and prints `N passed, M failed`, exiting non-zero on a failure. Run it
+//! alone with `cargo test -p harness --test misbehaving`.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use grader::checks::{Catalog, CheckTarget};
+use grader::grading::{self, Graded};
+use grader::oracle;
+use grader::output;
+use grader::report::{self, sheet::Sheet};
+use grader::rubric::Rubric;
+use grader::runner::process::{HarnessProcess, TimeLimits};
+use grader::variants::Plan;
+use grader::verdict::{Exercise, Verdict};
+use protocol::Observation;
+use sim::{
+    ChargeOutcome, ChargeResult, IdempotencyKey, LedgerEntry, Money, Order, OrderId, Payments,
+    Reconciliation,
+};
+use support::{Changed, ServerChange};
+
+/// The first argument that makes this executable a harness.
+const CHILD_FLAG: &str = "--harness-de-prueba";
+
+/// Per-job time limit of the endless loop's harness: short, so the loop
+/// costs little, and still far above what a real job takes (~20 ms).
+const TIMEOUT: Duration = Duration::from_millis(1000);
+/// The limit for the other kits, which never need it: generous, so a busy
+/// machine cannot turn a slow start into a false time-out.
+const GENEROUS: Duration = Duration::from_secs(10);
+
+/// The fixtures graded here: the lesson's one buyer and the smallest fleet.
+const SCENARIOS: [&str; 2] = ["escenario-a", "flota-77-sin-reintentos-suficientes"];
+
+// ------------------------------------------------------ misbehaving pieces
+
+/// Server: unwraps a store lookup that fails for every new key.
+struct PanicsOnNewKey;
+
+impl ServerChange for PanicsOnNewKey {
+    fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
+        if s.idempotent {
+            let stored = s.results.get(&k).copied();
+            return stored.unwrap();
+        }
+        s.inner.charge(k, o, a)
+    }
+}
+
+/// Server: ends the whole process when a key comes back.
+struct ExitsOnReplay;
+
+impl ServerChange for ExitsOnReplay {
+    fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
+        if s.idempotent && s.results.contains_key(&k) {
+            std::process::exit(3);
+        }
+        let result = s.inner.charge(k, o, a);
+        s.results.insert(k, result);
+        result
+    }
+}
+
+/// Server: right, but its first call starts `sleep 30` and leaves it
+/// running (its pid goes to the test's folder, so the test can see it
+/// die).
+struct LeavesAProcess;
+
+impl ServerChange for LeavesAProcess {
+    fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
+        static STARTED: AtomicBool = AtomicBool::new(false);
+        if !STARTED.swap(true, Ordering::SeqCst) {
+            // The harness's environment is empty (no PATH): the full path.
+            if let Ok(child) = std::process::Command::new("/bin/sleep").arg("30").spawn() {
+                let _ = std::fs::write(side_dir().join(format!("sleep-{}", child.id())), "");
+                std::mem::forget(child);
+            }
+        }
+        s.inner.charge(k, o, a)
+    }
+}
+
+client! {
+    /// Client: still the stub.
+    fn still_todo(_server, _network, _keys, _order, _max_attempts) {
+        todo!("Ejercicio 2: charge_order")
+    }
+}
+
+client! {
+    /// Client: retries by recursing, but recurses first and with the same
+    /// budget, so it never reaches a send (a recursion without a base case).
+    fn recursive_retry(server, network, keys, order, max_attempts) {
+        if max_attempts == 0 {
+            return ChargeOutcome {
+                attempts: 0,
+                confirmed: None,
+            };
+        }
+        let earlier = recursive_retry(server, network, keys, order, max_attempts);
+        let key = keys.new_key();
+        let confirmed = earlier
+            .confirmed
+            .or_else(|| network.send(server, key, order.id, order.amount));
+        ChargeOutcome {
+            attempts: earlier.attempts + 1,
+            confirmed,
+        }
+    }
+}
+
+client! {
+    /// Client: keeps a log buffer per attempt that never stops growing.
+    fn hoards_memory(server, network, keys, order, max_attempts) {
+        let mut log: Vec<Vec<u8>> = Vec::new();
+        while log.len() < usize::MAX {
+            log.push(Vec::with_capacity(64 << 20));
+        }
+        solutions::client::charge_order(server, network, keys, order, max_attempts)
+    }
+}
+
+client! {
+    /// Client: right, but writes a file of its own and deletes the one the
+    /// test left in its folder (as if it were the report).
+    fn writes_and_deletes_files(server, network, keys, order, max_attempts) {
+        let dir = side_dir();
+        let _ = std::fs::write(dir.join("escrito-por-el-estudiante.txt"), "Puntaje: 100/100");
+        let _ = std::fs::remove_file(dir.join("informe.txt"));
+        solutions::client::charge_order(server, network, keys, order, max_attempts)
+    }
+}
+
+/// Reconciliation: walks the ledger with an index whose increment sits under
+/// the wrong condition, so it never advances.
+fn never_advances(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let mut charged = Money::ZERO;
+    let mut i = 0;
+    while i < ledger.len() {
+        charged += ledger[i].amount;
+        if charged == Money::ZERO {
+            i += 1;
+        }
+    }
+    solutions::reconciliation::reconcile(orders, ledger)
+}
+
+/// Reconciliation: aborts the process on the first order charged twice.
+fn aborts_on_double_charge(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let r = solutions::reconciliation::reconcile(orders, ledger);
+    if r.orders_charged_twice_or_more > 0 {
+        std::process::abort();
+    }
+    r
+}
+
+/// Reconciliation: right, but prints a debugging line per ledger row, and
+/// then some: megabytes on stdout before the answer. Only on its first call
+/// in each harness process: the model-based check makes hundreds of calls.
+fn chatty(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    static PRINTED: AtomicBool = AtomicBool::new(false);
+    if PRINTED.swap(true, Ordering::SeqCst) {
+        return solutions::reconciliation::reconcile(orders, ledger);
+    }
+    let rows = if ledger.is_empty() {
+        &[LedgerEntry {
+            key: IdempotencyKey(7),
+            order_id: OrderId(7),
+            amount: Money::from_dollars(7),
+            charge_id: sim::ChargeId(7),
+        }][..]
+    } else {
+        ledger
+    };
+    for row in rows.iter().cycle().take(40_000) {
+        println!(
+            "depurando: {} {} {} {}",
+            row.charge_id, row.order_id, row.amount, row.key
+        );
+    }
+    solutions::reconciliation::reconcile(orders, ledger)
+}
+
+/// Reconciliation: the stub, which first prints, among debugging lines, an
+/// answer line of the harness's protocol carrying the right reconciliation
+/// (the reference's), as if the job had been answered.
+fn fakes_an_answer(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let right = solutions::reconciliation::reconcile(orders, ledger);
+    println!("depurando: reconcile con {} filas", ledger.len());
+    println!(
+        "{}",
+        protocol::answer_line(&Ok(Observation::Reconciled(right)))
+    );
+    println!("depurando: listo");
+    todo!("Ejercicio 3: reconcile")
+}
+
+kit!(TodoClient { client: still_todo });
+kit!(PanicServer {
+    server: PanicsOnNewKey
+});
+kit!(LoopingReconcile {
+    reconcile: never_advances
+});
+kit!(StackOverflowClient {
+    client: recursive_retry
+});
+kit!(AbortingReconcile {
+    reconcile: aborts_on_double_charge
+});
+kit!(ExitingServer {
+    server: ExitsOnReplay
+});
+kit!(MemoryHungryClient {
+    client: hoards_memory
+});
+kit!(FakeAnswerReconcile {
+    reconcile: fakes_an_answer
+});
+kit!(ChattyReconcile { reconcile: chatty });
+kit!(FileWritingClient {
+    client: writes_and_deletes_files
+});
+kit!(ProcessLeavingServer {
+    server: LeavesAProcess
+});
+
+/// In a harness process: the folder the side-effect kits write to (the
+/// third argument).
+fn side_dir() -> PathBuf {
+    std::env::args_os()
+        .nth(3)
+        .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+/// In a harness process: serves the judge's jobs for `kit`.
+fn serve(kit: &str) {
+    match kit {
+        "TodoClient" => harness::serve::<TodoClient>(),
+        "PanicServer" => harness::serve::<PanicServer>(),
+        "LoopingReconcile" => harness::serve::<LoopingReconcile>(),
+        "StackOverflowClient" => harness::serve::<StackOverflowClient>(),
+        "AbortingReconcile" => harness::serve::<AbortingReconcile>(),
+        "ExitingServer" => harness::serve::<ExitingServer>(),
+        "MemoryHungryClient" => harness::serve::<MemoryHungryClient>(),
+        "FakeAnswerReconcile" => harness::serve::<FakeAnswerReconcile>(),
+        "ChattyReconcile" => harness::serve::<ChattyReconcile>(),
+        "FileWritingClient" => harness::serve::<FileWritingClient>(),
+        "ProcessLeavingServer" => harness::serve::<ProcessLeavingServer>(),
+        other => panic!("unknown kit {other}"),
+    }
+}
+
+// ------------------------------------------------------------ expectations
+
+/// What a misbehaviour must look like in the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Pending,
+    Panicked,
+    TimedOut,
+    Crashed,
+}
+
+fn kind_of(v: &Verdict) -> Option<Kind> {
+    match v {
+        Verdict::Pending { .. } => Some(Kind::Pending),
+        Verdict::Panicked { .. } => Some(Kind::Panicked),
+        Verdict::TimedOut { .. } => Some(Kind::TimedOut),
+        Verdict::Crashed { .. } => Some(Kind::Crashed),
+        _ => None,
+    }
+}
+
+struct Case {
+    /// The misbehaviour, in the issue's words.
+    what: &'static str,
+    /// The kit's name, passed to the harness process.
+    kit: &'static str,
+    exercise: Exercise,
+    kind: Kind,
+    /// The exercise's fixed checks the misbehaviour does not reach.
+    unharmed: &'static [&'static str],
+    /// Whether it spares the whole-scenario checks where no response is
+    /// lost (none of the fixtures graded here is such a scenario).
+    spares_calm_scenarios: bool,
+    /// Text every harmed check's explanation must contain.
+    says: &'static str,
+    /// Text the exercise's section of the report must contain.
+    shows: &'static str,
+}
+
+const PENDING_HERE: &str = "todavía es todo!() (harness/tests/misbehaving.rs:";
+
+const CASES: &[Case] = &[
+    Case {
+        what: "todo!()",
+        kit: "TodoClient",
+        exercise: Exercise::Cliente,
+        kind: Kind::Pending,
+        unharmed: &[],
+        spares_calm_scenarios: false,
+        says: PENDING_HERE,
+        shows: "… PENDIENTE: charge_order todavía es todo!() (harness/tests/misbehaving.rs:",
+    },
+    Case {
+        what: "pánico",
+        kit: "PanicServer",
+        exercise: Exercise::Cobro,
+        kind: Kind::Panicked,
+        unharmed: &["cobro/sin-idempotencia-cada-llamada-cobra"],
+        spares_calm_scenarios: false,
+        says: "pánico en harness/tests/misbehaving.rs:",
+        shows: "pánico en harness/tests/misbehaving.rs:",
+    },
+    Case {
+        what: "bucle infinito",
+        kit: "LoopingReconcile",
+        exercise: Exercise::Reconciliacion,
+        kind: Kind::TimedOut,
+        unharmed: &["reconciliacion/entradas-vacias-dan-ceros"],
+        spares_calm_scenarios: false,
+        says: "no terminó en 1 s y se detuvo: busca un bucle que no avanza o un reintento que nunca se rinde",
+        shows: "sube el mínimo con --timeout",
+    },
+    Case {
+        what: "desbordamiento de pila",
+        kit: "StackOverflowClient",
+        exercise: Exercise::Cliente,
+        kind: Kind::Crashed,
+        unharmed: &[],
+        spares_calm_scenarios: false,
+        says: "el proceso murió: desbordó la pila (stack overflow): ¿una recursión sin caso base?",
+        shows: "el proceso murió: desbordó la pila (stack overflow)",
+    },
+    Case {
+        what: "abort",
+        kit: "AbortingReconcile",
+        exercise: Exercise::Reconciliacion,
+        kind: Kind::Crashed,
+        unharmed: &[
+            "reconciliacion/entradas-vacias-dan-ceros",
+            "reconciliacion/filas-de-ordenes-desconocidas",
+        ],
+        spares_calm_scenarios: true,
+        says: "el proceso murió: abortó (std::process::abort o un error fatal del runtime)",
+        shows: "el proceso murió: abortó",
+    },
+    Case {
+        what: "std::process::exit",
+        kit: "ExitingServer",
+        exercise: Exercise::Cobro,
+        kind: Kind::Crashed,
+        unharmed: &[
+            "cobro/sin-idempotencia-cada-llamada-cobra",
+            "cobro/key-nueva-se-cobra-y-se-registra",
+        ],
+        spares_calm_scenarios: true,
+        says: "el proceso murió: el código terminó el proceso con std::process::exit(3) antes de entregar un resultado",
+        shows: "std::process::exit(3)",
+    },
+    Case {
+        what: "memoria sin límite",
+        kit: "MemoryHungryClient",
+        exercise: Exercise::Cliente,
+        kind: Kind::Crashed,
+        unharmed: &[],
+        spares_calm_scenarios: false,
+        says: "el proceso murió: se quedó sin memoria: superó el límite de 2 GiB",
+        shows: "se quedó sin memoria",
+    },
+    Case {
+        what: "imprime líneas de respuesta falsas y luego es todo!()",
+        kit: "FakeAnswerReconcile",
+        exercise: Exercise::Reconciliacion,
+        kind: Kind::Pending,
+        unharmed: &[],
+        spares_calm_scenarios: false,
+        says: PENDING_HERE,
+        shows: PENDING_HERE,
+    },
+];
+
+// ---------------------------------------------------------------- running
+
+fn catalog() -> Catalog {
+    let scenarios = support::fixtures()
+        .into_iter()
+        .filter(|s| SCENARIOS.contains(&s.name.as_str()))
+        .collect();
+    Catalog::new(scenarios, &[])
+}
+
+/// The judge's view of `kit`: this executable as its harness, each check's
+/// jobs in processes of their own, 2 checks at a time.
+fn grade_kit(catalog: &Catalog, kit: &str, limit: Duration, dir: &Path) -> Result<Graded, String> {
+    let exec = HarnessProcess {
+        program: std::env::current_exe().map_err(|e| e.to_string())?,
+        args: vec![CHILD_FLAG.into(), kit.into(), dir.into()],
+        limits: TimeLimits::new(limit),
+        sandbox: None,
+        owned: None,
+    };
+    Ok(grading::grade(catalog, &exec, "exercises", 2))
+}
+
+/// A folder of its own for one kit's side effects.
+fn side_folder(kit: &str) -> Result<PathBuf, String> {
+    let dir = std::env::temp_dir().join(format!("kit-misbehaving-{}-{kit}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+/// The lines of exercise `e`'s section of a plain-text report.
+fn section(report: &str, e: Exercise) -> String {
+    let start = format!("Ejercicio {} ·", e.number());
+    report
+        .split("\nEjercicio ")
+        .map(|s| format!("Ejercicio {s}"))
+        .find(|s| s.starts_with(&start))
+        .unwrap_or_default()
+}
+
+/// The plain-text report of `graded`.
+fn text_report(graded: &Graded) -> Result<String, String> {
+    let rubric = Rubric::kit().map_err(|e| e.to_string())?;
+    let sheet = Sheet::new(graded, &rubric, &Plan::default(), &[]);
+    Ok(output::strip_colours(&report::text::render(&sheet)))
+}
+
+/// Grades `case`'s kit in harness processes and checks verdicts, score and
+/// report.
+fn judge(case: &Case, catalog: &Catalog) -> Result<String, String> {
+    let limit = if case.kind == Kind::TimedOut {
+        TIMEOUT
+    } else {
+        GENEROUS
+    };
+    let dir = side_folder(case.kit)?;
+    let graded = grade_kit(catalog, case.kit, limit, &dir)?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut problems = Vec::new();
+    let mut harmed = 0;
+    let mut example = String::new();
+    for (check, verdict) in &graded.results {
+        // A generated (model-based) check of the exercise is never spared:
+        // it explores every input, so it meets the misbehaviour; what it
+        // calls it depends on its shrinking, so only its loss is required.
+        let spared = if let CheckTarget::Scenario(i) = check.target {
+            let e = oracle::expect(&catalog.scenarios[i].fleet);
+            case.spares_calm_scenarios && e.before.attempts == e.orders
+        } else {
+            case.unharmed.contains(&check.id.as_str())
+        };
+        let should_pass = check.exercise != case.exercise || spared;
+        if should_pass {
+            if !verdict.passed() {
+                problems.push(format!("{} should pass: {verdict:?}", check.id));
+            }
+            continue;
+        }
+        harmed += 1;
+        if support::is_generated(check) {
+            if verdict.passed() {
+                problems.push(format!("{} passed the misbehaving code", check.id));
+            }
+            continue;
+        }
+        if kind_of(verdict) != Some(case.kind) {
+            problems.push(format!(
+                "{}: want {:?}, got {verdict:?}",
+                check.id, case.kind
+            ));
+        }
+        let text = verdict.explanation().join(" ");
+        if example.is_empty() {
+            example = format!("{}: {text}", check.id);
+        }
+        if !text.contains(case.says) {
+            problems.push(format!(
+                "{}: explanation {text:?} lacks {:?}",
+                check.id, case.says
+            ));
+        }
+    }
+    let (passed, total) = graded.score();
+    if harmed == 0 || graded.all_passed() || passed != total - harmed {
+        problems.push(format!(
+            "score {passed}/{total} with {harmed} harmed checks"
+        ));
+    }
+    let text = text_report(&graded)?;
+    let own = section(&text, case.exercise);
+    if !own.contains(case.shows) {
+        problems.push(format!(
+            "the report's section lacks {:?}:\n{own}",
+            case.shows
+        ));
+    }
+    for other in Exercise::ALL.into_iter().filter(|e| *e != case.exercise) {
+        let s = section(&text, other);
+        let n = graded.of(other).count();
+        if s.contains('✗') || !s.contains(&format!("{n}/{n} verificaciones")) {
+            problems.push(format!(
+                "exercise {} is not shown passing:\n{s}",
+                other.id()
+            ));
+        }
+    }
+    if !text.contains(&format!("{passed}/{total} verificaciones")) {
+        problems.push(format!(
+            "the report's score is not {passed}/{total}:\n{text}"
+        ));
+    }
+    if problems.is_empty() {
+        Ok(format!(
+            "{harmed} verificaciones afectadas, puntaje {passed}/{total}\n    {example}"
+        ))
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+/// Grades `kit`, whose answers are all right whatever else it does, and
+/// expects full marks (within `within`, when given); then `after` looks at
+/// the kit's folder and says what else must hold.
+fn full_marks(
+    catalog: &Catalog,
+    kit: &str,
+    within: Option<Duration>,
+    prepare: fn(&Path) -> std::io::Result<()>,
+    after: fn(&Path) -> Result<String, String>,
+) -> Result<String, String> {
+    let dir = side_folder(kit)?;
+    prepare(&dir).map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let graded = grade_kit(catalog, kit, GENEROUS, &dir)?;
+    let took = start.elapsed();
+    let side = after(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut problems: Vec<String> = graded
+        .results
+        .iter()
+        .filter(|(_, v)| !v.passed())
+        .map(|(c, v)| format!("{}: {v:?}", c.id))
+        .collect();
+    if let Some(within) = within
+        && took > within
+    {
+        problems.push(format!(
+            "grading took {took:?}, more than {within:?}: the judge waited for the code's leftovers"
+        ));
+    }
+    let (passed, total) = graded.score();
+    let text = text_report(&graded)?;
+    if !text.contains(&format!("{total}/{total} verificaciones")) {
+        problems.push(format!("the report is not {total}/{total}:\n{text}"));
+    }
+    match side {
+        Ok(seen) if problems.is_empty() => Ok(format!(
+            "puntaje {passed}/{total} en {:.1} s; {seen}",
+            took.as_secs_f64()
+        )),
+        Ok(_) => Err(problems.join("\n")),
+        Err(e) => {
+            problems.push(e);
+            Err(problems.join("\n"))
+        }
+    }
+}
+
+/// A kit whose answers are right: its name, its misbehaviour, how long its
+/// grading may take, what the test lays in its folder first and what it
+/// checks there after.
+type SideEffects = (
+    &'static str,
+    &'static str,
+    Option<Duration>,
+    fn(&Path) -> std::io::Result<()>,
+    fn(&Path) -> Result<String, String>,
+);
+
+fn nothing_to_prepare(_: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+fn nothing_to_see(_: &Path) -> Result<String, String> {
+    Ok("sin efectos que revisar".to_string())
+}
+
+fn a_report_to_delete(dir: &Path) -> std::io::Result<()> {
+    std::fs::write(dir.join("informe.txt"), "Puntaje: 0/100")
+}
+
+/// The file kit ran its side effects: its file is there, the "report" gone.
+fn files_touched(dir: &Path) -> Result<String, String> {
+    if dir.join("informe.txt").exists() || !dir.join("escrito-por-el-estudiante.txt").exists() {
+        return Err("the kit did not write and delete its files: the case proves nothing".into());
+    }
+    Ok("el código escribió un archivo y borró otro, y el juez siguió".to_string())
+}
+
+/// Every `sleep 30` the process kit started is dead (gone, or a zombie
+/// waiting for a parent that does not reap it).
+fn sleepers_dead(dir: &Path) -> Result<String, String> {
+    let pids: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("sleep-").map(str::to_string)
+        })
+        .collect();
+    if pids.is_empty() {
+        return Err("the kit started no process: the case proves nothing".into());
+    }
+    let alive = |pid: &String| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                let state = stat.rsplit_once(')')?.1.split_whitespace().next()?;
+                Some(state != "Z" && state != "X")
+            })
+            .unwrap_or(false)
+    };
+    // The group is killed when the answers are in: give the signal a moment.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut running: Vec<&String> = pids.iter().filter(|p| alive(p)).collect();
+    while !running.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        running.retain(|p| alive(p));
+    }
+    if running.is_empty() {
+        Ok(format!(
+            "{} procesos `sleep 30` dejados corriendo, todos terminados",
+            pids.len()
+        ))
+    } else {
+        Err(format!(
+            "still running after grading: sleep pids {running:?}"
+        ))
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some(CHILD_FLAG) {
+        serve(args.get(2).map_or("", String::as_str));
+        return;
+    }
+    let catalog = catalog();
+    assert_eq!(catalog.scenarios.len(), SCENARIOS.len(), "fixtures missing");
+    let mut results: Vec<(String, Result<String, String>)> = CASES
+        .iter()
+        .map(|case| {
+            (
+                format!("{} ({})", case.kit, case.what),
+                judge(case, &catalog),
+            )
+        })
+        .collect();
+    // The process kit's `sleep 30` must not hold the judge: its whole
+    // grading takes about a second.
+    let side_effects: [SideEffects; 3] = [
+        (
+            "ChattyReconcile",
+            "megabytes de println!",
+            None,
+            nothing_to_prepare,
+            nothing_to_see,
+        ),
+        (
+            "FileWritingClient",
+            "escribe y borra archivos",
+            None,
+            a_report_to_delete,
+            files_touched,
+        ),
+        (
+            "ProcessLeavingServer",
+            "deja un proceso corriendo",
+            Some(Duration::from_secs(20)),
+            nothing_to_prepare,
+            sleepers_dead,
+        ),
+    ];
+    for (kit, what, within, prepare, after) in side_effects {
+        results.push((
+            format!("{kit} ({what})"),
+            full_marks(&catalog, kit, within, prepare, after),
+        ));
+    }
+    let mut failed = 0;
+    for (name, result) in &results {
+        match result {
+            Ok(summary) => println!("test {name} ... ok: {summary}"),
+            Err(problems) => {
+                failed += 1;
+                println!("test {name} ... FAILED\n{problems}");
+            }
+        }
+    }
+    println!("\n{} passed, {failed} failed", results.len() - failed);
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}
