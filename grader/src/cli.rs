@@ -87,6 +87,22 @@ pub struct Cli {
     #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = crate::variants::parse_seed)]
     pub seed: Option<u64>,
 
+    /// Lee la semilla de las variantes ocultas del archivo RUTA (un entero) y
+    /// borra el archivo apenas la lee, antes de correr tu código; necesita
+    /// --variantes (alias: --seed-file).
+    #[arg(
+        long = "archivo-semilla",
+        alias = "seed-file",
+        value_name = "RUTA",
+        conflicts_with = "seed",
+        requires = "variants"
+    )]
+    pub seed_file: Option<PathBuf>,
+
+    /// La semilla leída de --archivo-semilla (el archivo ya está borrado).
+    #[arg(skip)]
+    pub seed_from_file: Option<u64>,
+
     /// Califica también la variante de esta semilla (la que da el informe
     /// para reproducir un fallo); se puede repetir (alias: --variant).
     #[arg(long = "variante", alias = "variant", value_name = "SEMILLA", value_parser = crate::variants::parse_variant_seed)]
@@ -142,6 +158,20 @@ pub enum Command {
 /// # Errors
 /// The exit status to end with after a usage error or `--help`
 /// ([`flags::clap_error`] has printed it).
+///
+/// With `--archivo-semilla RUTA`, the seed is read from RUTA and RUTA is
+/// deleted here, before anything else runs; a file that cannot be read,
+/// holds no integer or cannot be deleted is one Spanish line and status 2.
 pub fn parse() -> Result<Cli, ExitCode> {
-    Cli::try_parse().map_err(|e| flags::clap_error(&e))
+    let mut cli = Cli::try_parse().map_err(|e| flags::clap_error(&e))?;
+    if let Some(path) = &cli.seed_file {
+        match flags::take_seed_file(path) {
+            Ok(seed) => cli.seed_from_file = Some(seed),
+            Err(message) => {
+                eprintln!("grader: {message}");
+                return Err(ExitCode::from(2));
+            }
+        }
+    }
+    Ok(cli)
 }

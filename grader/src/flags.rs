@@ -111,6 +111,27 @@ pub fn master_seed(
     }
 }
 
+/// Reads the master seed from `path` (`--archivo-semilla`) and deletes the
+/// file, so that nothing started later (student code) can read it there.
+///
+/// # Errors
+/// A Spanish message naming the file (never its contents: they are secret)
+/// when it cannot be read, is not an integer, or cannot be deleted.
+pub fn take_seed_file(path: &std::path::Path) -> Result<u64, String> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("--archivo-semilla {shown}: no se pudo leer ({e})"))?;
+    std::fs::remove_file(path).map_err(|e| {
+        format!("--archivo-semilla {shown}: no se pudo borrar después de leerlo ({e}); la semilla secreta quedaría a la vista")
+    })?;
+    text.trim().parse::<u64>().map_err(|_| {
+        format!(
+            "--archivo-semilla {shown}: debe contener un entero entre 0 y {}; tiene otro contenido (no se muestra: es secreto)",
+            u64::MAX
+        )
+    })
+}
+
 /// Parses `--timeout`: seconds, from 0.1 to 600.
 ///
 /// # Errors
@@ -186,6 +207,32 @@ mod tests {
             master_seed(None, Some(3), None).unwrap_err(),
             "--semilla solo tiene efecto con --variantes N (cuántas variantes generar)"
         );
+    }
+
+    #[test]
+    fn the_seed_file_is_read_once_and_deleted() {
+        let dir = std::env::temp_dir().join(format!("kit-flags-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("semilla");
+        std::fs::write(&file, " 4242\n").unwrap();
+        assert_eq!(take_seed_file(&file), Ok(4242));
+        assert!(!file.exists(), "the seed file is still there");
+        let missing = take_seed_file(&file).unwrap_err();
+        assert!(
+            missing.starts_with(&format!(
+                "--archivo-semilla {}: no se pudo leer",
+                file.display()
+            )),
+            "{missing}"
+        );
+        std::fs::write(&file, "clave-x").unwrap();
+        let bad = take_seed_file(&file).unwrap_err();
+        assert!(
+            bad.contains("debe contener un entero") && !bad.contains("clave-x"),
+            "{bad}"
+        );
+        assert!(!file.exists(), "a bad seed file is deleted too");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

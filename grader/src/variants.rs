@@ -3,7 +3,9 @@
 //! fleet (1,184 intentos, $48,139) passes none of them.
 //!
 //! `--variantes N --semilla S` (or `--variantes N` with the seed in the
-//! environment variable [`SECRET_SEED_ENV`]) draws N variant seeds from a
+//! environment variable [`SECRET_SEED_ENV`], or in a file given with
+//! `--archivo-semilla RUTA`, which the grader deletes as soon as it has read
+//! it, in [`crate::cli::parse`]) draws N variant seeds from a
 //! ChaCha8 stream seeded with S. Each variant is then determined by its own
 //! 32-bit seed alone: its size, amount range, loss probability, attempt limit
 //! and the seeds of its amounts, losses and keys are drawn from a ChaCha8
@@ -172,7 +174,8 @@ pub fn generate(master: u64, n: u32) -> Vec<Variant> {
 pub struct Plan {
     /// The variants, in order: those of `--variantes`, then each `--variante`.
     pub variants: Vec<Variant>,
-    /// Whether the master seed came from [`SECRET_SEED_ENV`].
+    /// Whether the master seed is the instructor's secret one
+    /// ([`SECRET_SEED_ENV`] or `--archivo-semilla`).
     pub secret: bool,
 }
 
@@ -184,12 +187,11 @@ impl Plan {
     /// `--semilla` comes without `--variantes`, or the environment variable
     /// is not an integer.
     pub fn from_cli(cli: &Cli) -> Result<Plan, String> {
-        Plan::from_parts(
-            cli.variants,
-            cli.seed,
-            &cli.variant,
-            std::env::var(SECRET_SEED_ENV).ok(),
-        )
+        let secret = match cli.seed_from_file {
+            Some(seed) => Some(seed.to_string()),
+            None => std::env::var(SECRET_SEED_ENV).ok(),
+        };
+        Plan::from_parts(cli.variants, cli.seed, &cli.variant, secret)
     }
 
     /// The plan of `--variantes count`, `--semilla seed`, each `--variante`

@@ -8,7 +8,7 @@
 //! Each test builds a copy of the repository with cargo, so they are slow
 //! (minutes on a cold cache) and marked `#[ignore]`: `.ci/run` runs them
 //! explicitly with
-//! `cargo test -p grader --test compilacion --test plantilla -- --ignored`.
+//! `cargo test -p grader --test compilacion --test plantilla --test gradescope -- --ignored`.
 //! The copies share one target folder, `target/tmp/kit-anidado`, so the
 //! dependencies are compiled once.
 
@@ -18,12 +18,7 @@ mod informes;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
+use anidado::{copy_repo, repo};
 
 /// Serializes the tests of this file. The copies of the kit share one target
 /// folder, and cargo names a workspace's artifacts by paths relative to the
@@ -42,32 +37,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// Copies the repository's files (tracked and new, not ignored) to `dest`.
-fn copy_repo(dest: &Path) {
-    let listed = Command::new("git")
-        .args([
-            "ls-files",
-            "-z",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-        ])
-        .current_dir(repo())
-        .output()
-        .expect("git runs");
-    assert!(listed.status.success());
-    for file in listed.stdout.split(|b| *b == 0).filter(|f| !f.is_empty()) {
-        let rel = Path::new(std::str::from_utf8(file).unwrap());
-        let from = repo().join(rel);
-        if !from.is_file() {
-            continue;
-        }
-        let to = dest.join(rel);
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(&from, &to).unwrap();
-    }
 }
 
 /// Runs `program` in `dir` with the shared target folder, no colours, a
@@ -209,21 +178,12 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     );
 
     // Fixed, but now depending on the reference solutions: refused.
-    let manifest = root.join("exercises/Cargo.toml");
     std::fs::copy(
         repo().join("exercises/src/client.rs"),
         root.join("exercises/src/client.rs"),
     )
     .unwrap();
-    let m = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(
-        &manifest,
-        m.replace(
-            "[dependencies]\n",
-            "[dependencies]\nsolutions = { path = \"../solutions\" }\n",
-        ),
-    )
-    .unwrap();
+    anidado::depend_on_solutions(&root);
     let o = run(&root, &calificar, &[], &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
     assert_eq!(

@@ -5,7 +5,7 @@
 //!
 //! It builds and tests a whole copy of the kit, so it is slow (minutes on a
 //! cold cache) and marked `#[ignore]`: `.ci/run` runs it explicitly with
-//! `cargo test -p grader --test compilacion --test plantilla -- --ignored`,
+//! `cargo test -p grader --test compilacion --test plantilla --test gradescope -- --ignored`,
 //! sharing `target/tmp/kit-anidado` with the compile-error tests.
 
 mod anidado;
@@ -57,9 +57,12 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         ".ci",
         "autograder",
         ".github/workflows/kit.yml",
+        ".github/workflows/instructor-variantes.yml",
         "scripts/plantilla-estudiante",
         "scripts/bench/run",
         "grader/tests/plantilla.rs",
+        "grader/tests/compilacion.rs",
+        "grader/tests/gradescope.rs",
     ] {
         assert!(!dir.join(gone).exists(), "{gone} is in the template");
     }
@@ -111,6 +114,17 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
     assert!(harness_manifest.contains("default = [\"exercises\"]"));
     assert!(!dir.join("harness/tests").exists());
 
+    // The nested target folder is shared with other copies of the kit, and
+    // cargo takes an artifact as fresh when the sources are older than it
+    // (the template keeps the repository's dates): without this, the grader
+    // built for another copy (which points at that copy's fixtures/) would
+    // be reused.
+    let touched = Command::new("find")
+        .arg(&dir)
+        .args(["-type", "f", "-exec", "touch", "{}", "+"])
+        .status()
+        .unwrap();
+    assert!(touched.success());
     let build = cargo(&dir, &["build", "--workspace"]);
     assert!(build.status.success(), "{}", text(&build.stderr));
 

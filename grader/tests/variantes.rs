@@ -150,6 +150,74 @@ fn the_secret_seed_comes_from_the_environment() {
 }
 
 #[test]
+fn the_secret_seed_comes_from_a_file_the_grader_deletes() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("archivo-semilla");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("semilla");
+    let path = file.to_str().unwrap();
+    std::fs::write(&file, "99\n").unwrap();
+    let args = [
+        "--ejercicio",
+        "cobro",
+        "--variantes",
+        "2",
+        "--format",
+        "junit",
+    ];
+    let mut from_file_args = args.to_vec();
+    from_file_args.extend(["--archivo-semilla", path]);
+    let from_file = grader(&from_file_args);
+    assert_eq!(from_file.status.code(), Some(1), "{}", stderr(&from_file));
+    assert!(!file.exists(), "the grader left the seed file behind");
+    let mut with_flag = args.to_vec();
+    with_flag.extend(["--semilla", "99"]);
+    assert_eq!(from_file.stdout, grader(&with_flag).stdout);
+
+    // Read once: a second run finds no file, and says which.
+    let mut alias = args.to_vec();
+    alias.extend(["--seed-file", path]);
+    let gone = grader(&alias);
+    assert_eq!(gone.status.code(), Some(2));
+    assert!(
+        stderr(&gone).starts_with(&format!(
+            "grader: --archivo-semilla {path}: no se pudo leer"
+        )),
+        "{}",
+        stderr(&gone)
+    );
+    std::fs::write(&file, "no es un número").unwrap();
+    let bad = grader(&from_file_args);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        !stderr(&bad).contains("no es un número"),
+        "{}",
+        stderr(&bad)
+    );
+    assert!(stderr(&bad).contains("debe contener un entero"));
+    // It needs --variantes, and it is a seed: not together with --semilla.
+    std::fs::write(&file, "99").unwrap();
+    let alone = grader(&["--archivo-semilla", path]);
+    assert_eq!(alone.status.code(), Some(2));
+    assert!(stderr(&alone).contains("--variantes"), "{}", stderr(&alone));
+    let both = grader(&[
+        "--variantes",
+        "1",
+        "--semilla",
+        "3",
+        "--archivo-semilla",
+        path,
+    ]);
+    assert_eq!(both.status.code(), Some(2));
+    assert!(
+        stderr(&both).contains("no se puede usar junto con"),
+        "{}",
+        stderr(&both)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn the_variant_pools_are_shared_by_the_variants() {
     if !informes::has_solutions() {
         return; // The student template has no reference to grade.

@@ -8,9 +8,63 @@
 //! artifacts of registry crates do not depend on where the workspace lives;
 //! the kit's own crates are never copied, so a copy always builds its own.
 
+// Each test target uses part of this module.
+#![allow(dead_code)]
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::Once;
+
+/// The repository's root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Copies the repository's files (tracked and new, not ignored) to `dest`.
+pub fn copy_repo(dest: &Path) {
+    let listed = Command::new("git")
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
+        .current_dir(repo())
+        .output()
+        .expect("git runs");
+    assert!(listed.status.success());
+    for file in listed.stdout.split(|b| *b == 0).filter(|f| !f.is_empty()) {
+        let rel = Path::new(std::str::from_utf8(file).unwrap());
+        let from = repo().join(rel);
+        if !from.is_file() {
+            continue;
+        }
+        let to = dest.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&from, &to).unwrap();
+    }
+}
+
+/// Makes the `exercises` crate under `root` depend on `solutions` (which a
+/// submission may not do).
+pub fn depend_on_solutions(root: &Path) {
+    let manifest = root.join("exercises/Cargo.toml");
+    let m = std::fs::read_to_string(&manifest).unwrap();
+    assert!(m.contains("[dependencies]\n"), "{m}");
+    std::fs::write(
+        &manifest,
+        m.replace(
+            "[dependencies]\n",
+            "[dependencies]\nsolutions = { path = \"../solutions\" }\n",
+        ),
+    )
+    .unwrap();
+}
 
 /// The shared nested target folder, seeded on first use.
 pub fn target() -> PathBuf {
