@@ -5,8 +5,10 @@ use std::time::Duration;
 
 use std::process::ExitCode;
 
-use clap::{ArgAction, Parser, Subcommand};
+use clap::{ArgAction, Args, Parser, Subcommand};
 
+use crate::before_after::fleet::FleetArgs;
+use crate::before_after::sweep::SweepRange;
 use crate::flags;
 
 use crate::report::Format;
@@ -146,11 +148,11 @@ pub enum Command {
     /// El antes y el después del proyecto final: la flota SIN idempotencia y
     /// CON idempotency_key (tu servidor y tu cliente, o --solutions), lado a
     /// lado con la diferencia; por omisión flota-1000.
-    Comparar(crate::commands::comparar::CompararArgs),
+    Comparar(CompararArgs),
     /// La flota con varias probabilidades de pérdida (mismas semillas), los
     /// dos mundos, junto al sobrecobro esperado p + p² + … + p^(m−1);
     /// --svg ARCHIVO dibuja el gráfico.
-    Barrido(crate::commands::barrido::BarridoArgs),
+    Barrido(BarridoArgs),
 }
 
 /// Parses the command line; a usage error is printed as one Spanish line.
@@ -174,4 +176,59 @@ pub fn parse() -> Result<Cli, ExitCode> {
         }
     }
     Ok(cli)
+}
+
+/// `comparar`'s arguments.
+#[derive(Args, Debug, Clone, Default)]
+#[command(
+    help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
+    allow_negative_numbers = true,
+    override_usage = "cargo run -p grader -- comparar [FIXTURE] [OPCIONES]",
+    next_help_heading = "Opciones",
+    next_display_order = 1000
+)]
+pub struct CompararArgs {
+    /// Fixture a comparar: nombre (p. ej. flota-1000, el de la lección y el
+    /// valor por omisión) o ruta a un .toml.
+    #[arg(value_name = "FIXTURE", help_heading = "Argumentos")]
+    pub escenario: Option<String>,
+
+    #[command(flatten)]
+    pub flota: FleetArgs,
+
+    /// Imprime las mismas cifras en JSON (dinero en centavos) en vez de la
+    /// tabla.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `barrido`'s arguments.
+#[derive(Args, Debug, Clone)]
+#[command(
+    help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
+    allow_negative_numbers = true,
+    override_usage = "cargo run -p grader -- barrido [FIXTURE] [OPCIONES]",
+    next_help_heading = "Opciones",
+    next_display_order = 1000
+)]
+pub struct BarridoArgs {
+    /// Fixture a barrer: nombre (p. ej. flota-1000, el valor por omisión) o
+    /// ruta a un .toml; necesita pérdidas aleatorias.
+    #[arg(value_name = "FIXTURE", help_heading = "Argumentos")]
+    pub escenario: Option<String>,
+
+    #[command(flatten)]
+    pub rango: SweepRange,
+
+    #[command(flatten)]
+    pub flota: FleetArgs,
+
+    /// Escribe además el gráfico (sobrecobro contra probabilidad de pérdida)
+    /// en ARCHIVO, en SVG.
+    #[arg(long, value_name = "ARCHIVO")]
+    pub svg: Option<PathBuf>,
+
+    /// Imprime las cifras en JSON (dinero en centavos) en vez de la tabla.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -222,6 +222,68 @@ impl Scenario {
     }
 }
 
+/// The scenarios to grade: the kit's fixtures, then each `--fixtures` folder.
+///
+/// # Errors
+/// The first malformed fixture or unreadable folder.
+pub fn load_all(extra_dirs: &[PathBuf]) -> Result<Vec<Scenario>, FixtureError> {
+    let mut all = Scenario::load_dir(&crate::paths::fixtures_dir())?;
+    for dir in extra_dirs {
+        for scenario in Scenario::load_dir(dir)? {
+            // Check ids carry the scenario's name: two with one name would
+            // grade only the first.
+            if all.iter().any(|s| s.name == scenario.name) {
+                return Err(FixtureError {
+                    file: dir.join(format!("{}.toml", scenario.name)),
+                    position: None,
+                    field: None,
+                    message: format!(
+                        "ya hay un escenario llamado «{}» (en fixtures/ o en otra carpeta de --fixtures); renombra el archivo",
+                        scenario.name
+                    ),
+                });
+            }
+            all.push(scenario);
+        }
+    }
+    Ok(all)
+}
+
+/// Resolves a scenario name (`flota-1000`) or a path to a `.toml`.
+///
+/// # Errors
+/// A Spanish message listing the known scenario names when `name` is neither
+/// a path nor a fixture of `fixtures/` or `extra_dirs`.
+pub fn resolve(name: &str, extra_dirs: &[PathBuf]) -> Result<PathBuf, String> {
+    let as_path = Path::new(name);
+    if name.ends_with(".toml") || as_path.components().count() > 1 {
+        return Ok(as_path.to_path_buf());
+    }
+    let mut dirs = vec![crate::paths::fixtures_dir()];
+    dirs.extend(extra_dirs.iter().cloned());
+    let mut known = Vec::new();
+    for dir in dirs.iter().rev() {
+        let p = dir.join(format!("{name}.toml"));
+        if p.is_file() {
+            return Ok(p);
+        }
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            known.extend(entries.filter_map(|e| {
+                let p = e.ok()?.path();
+                if p.extension()? != "toml" {
+                    return None;
+                }
+                Some(p.file_stem()?.to_string_lossy().into_owned())
+            }));
+        }
+    }
+    known.sort();
+    Err(format!(
+        "escenario desconocido «{name}»; los escenarios son: {}",
+        known.join(", ")
+    ))
+}
+
 /// El tipo de un error de lectura, en español.
 fn io_kind(kind: std::io::ErrorKind) -> String {
     match kind {

@@ -4,14 +4,13 @@
 //! (its own crate) runs the implementation in separate processes and answers
 //! typed jobs with raw observations ([`runner`]).
 
-pub mod chart;
+pub mod before_after;
 pub mod checks;
 pub mod cli;
 pub mod commands;
-pub mod comparison;
+pub mod figures;
 pub mod fixture;
 pub mod flags;
-pub mod fleet;
 pub mod grading;
 pub mod oracle;
 pub mod output;
@@ -22,7 +21,6 @@ pub mod rubric;
 pub mod runner;
 pub mod spy;
 pub mod submission;
-pub mod sweep;
 pub mod tables;
 pub mod variants;
 pub mod verdict;

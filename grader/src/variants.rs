@@ -5,7 +5,7 @@
 //! `--variantes N --semilla S` (or `--variantes N` with the seed in the
 //! environment variable [`SECRET_SEED_ENV`], or in a file given with
 //! `--archivo-semilla RUTA`, which the grader deletes as soon as it has read
-//! it, in [`crate::cli::parse`]) draws N variant seeds from a
+//! it, in `cli::parse`) draws N variant seeds from a
 //! ChaCha8 stream seeded with S. Each variant is then determined by its own
 //! 32-bit seed alone: its size, amount range, loss probability, attempt limit
 //! and the seeds of its amounts, losses and keys are drawn from a ChaCha8
@@ -22,7 +22,6 @@ use sim::{Stream, StreamKind};
 
 use crate::fixture::Scenario;
 
-use crate::cli::Cli;
 use crate::verdict::Exercise;
 
 pub use crate::flags::{
@@ -89,11 +88,6 @@ impl Variant {
     /// The scenario name, `variante-SEMILLA`.
     pub fn name(&self) -> String {
         format!("{NAME_PREFIX}{}", self.seed)
-    }
-
-    /// The name of its model-based checks, `variante-SEMILLA-modelo`.
-    pub fn model_check_name(&self) -> String {
-        format!("{}-{}", self.name(), crate::checks::MODEL)
     }
 
     /// The loss probability.
@@ -180,25 +174,13 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The plan of this command line and environment.
-    ///
-    /// # Errors
-    /// A Spanish message (for exit status 2) when `--variantes` has no seed,
-    /// `--semilla` comes without `--variantes`, or the environment variable
-    /// is not an integer.
-    pub fn from_cli(cli: &Cli) -> Result<Plan, String> {
-        let secret = match cli.seed_from_file {
-            Some(seed) => Some(seed.to_string()),
-            None => std::env::var(SECRET_SEED_ENV).ok(),
-        };
-        Plan::from_parts(cli.variants, cli.seed, &cli.variant, secret)
-    }
-
     /// The plan of `--variantes count`, `--semilla seed`, each `--variante`
     /// in `singles`, and the secret seed variable's value `env`.
     ///
     /// # Errors
-    /// As [`Plan::from_cli`].
+    /// A Spanish message (for exit status 2) when `--variantes` has no seed,
+    /// `--semilla` comes without `--variantes`, or the secret seed is not an
+    /// integer.
     pub fn from_parts(
         count: Option<u32>,
         seed: Option<u64>,
@@ -223,12 +205,9 @@ impl Plan {
         self.variants.iter().map(Variant::scenario).collect()
     }
 
-    /// The variant whose scenario or model-based check is called `name`, if
-    /// any.
+    /// The variant whose scenario is called `name`, if any.
     pub fn find(&self, name: &str) -> Option<&Variant> {
-        self.variants
-            .iter()
-            .find(|v| v.name() == name || v.model_check_name() == name)
+        self.variants.iter().find(|v| v.name() == name)
     }
 
     /// Whether the plan has no variant.

@@ -10,9 +10,9 @@ use informes::{grader, stderr, stdout};
 /// returns early there).
 mod with_solutions {
     use super::*;
-    use grader::comparison;
+    use grader::before_after::comparison;
     use grader::fixture::Scenario;
-    use grader::fleet::{self, FleetArgs};
+    use grader::before_after::fleet::{self, FleetArgs};
     use grader::progress::Progress;
     use informes::{has_solutions, solutions_harness};
 
@@ -37,11 +37,11 @@ mod with_solutions {
         assert_eq!(w.after.executions, 1000);
         assert_eq!(w.before.orders_charged_twice_or_more, 146);
         assert_eq!(w.after.orders_charged_twice_or_more, 0);
-        assert_eq!(w.before.charged_cents, 30_511_800);
-        assert_eq!(w.before.overcharge_cents, 4_813_900);
+        assert_eq!(w.before.charged.cents(), 30_511_800);
+        assert_eq!(w.before.overcharge.cents(), 4_813_900);
         assert_eq!(w.before.overcharge_pct().to_string(), "18.7%");
-        assert_eq!(w.after.charged_cents, 25_697_900);
-        assert_eq!(w.after.overcharge_cents, 0);
+        assert_eq!(w.after.charged.cents(), 25_697_900);
+        assert_eq!(w.after.overcharge.cents(), 0);
         let table = comparison::render(&scenario, "solutions", &w);
         for figure in [
             "$305,118", "$48,139", "18.7%", "$256,979", "-$48,139", "-18.7 pp",

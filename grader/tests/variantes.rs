@@ -108,7 +108,7 @@ fn the_secret_seed_comes_from_the_environment() {
         .chain(
             variants
                 .iter()
-                .map(|v| format!("cobro/{}", v.model_check_name())),
+                .map(|v| format!("cobro/{}", grader::checks::model_check_name(v))),
         )
         .collect();
     assert_eq!(cases, expected);

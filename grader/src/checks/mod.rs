@@ -48,6 +48,20 @@ pub struct Catalog {
     pub checks: Vec<Check>,
 }
 
+/// The name of a variant's model-based checks, `variante-SEMILLA-modelo`.
+pub fn model_check_name(v: &crate::variants::Variant) -> String {
+    format!("{}-{MODEL}", v.name())
+}
+
+/// The variant scenario a check name belongs to: the name itself, or a
+/// variant's model-based check name without its `-modelo`.
+pub fn variant_name(check_name: &str) -> &str {
+    check_name
+        .strip_suffix(MODEL)
+        .and_then(|n| n.strip_suffix('-'))
+        .unwrap_or(check_name)
+}
+
 /// The title of a model-based check.
 fn model_title(seed: u64) -> String {
     format!(
@@ -111,7 +125,7 @@ impl Catalog {
         for exercise in exercises {
             for v in variants {
                 self.checks.push(Check {
-                    id: format!("{}/{}", exercise.id(), v.model_check_name()),
+                    id: format!("{}/{}", exercise.id(), model_check_name(v)),
                     exercise,
                     title: format!(
                         "variante oculta {}: {}",

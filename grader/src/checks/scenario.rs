@@ -228,7 +228,7 @@ fn reconciliation(h: &dyn Execute, scenario: &Scenario, e: &Expected) -> Result<
             unknown_order_rows: 0,
             overcharge: w.overcharge,
             undercharge: Money::ZERO,
-            overcharge_pct: w.overcharge_pct,
+            overcharge_pct: w.overcharge_pct(),
         };
         let got = runner::reconcile_fleet(h, &scenario.fleet, idempotent)?;
         if got != want {

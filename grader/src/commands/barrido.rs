@@ -2,51 +2,19 @@
 //! seeds, both worlds, next to the model's expected overcharge; `--svg` draws
 //! it. Each probability's two worlds run in two harness processes.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::fixture::Scenario;
-use clap::Args;
 
-use crate::cli::Cli;
+use crate::before_after::chart;
+use crate::before_after::comparison;
+use crate::before_after::fleet;
+use crate::before_after::sweep::{self, SweepPoint};
+use crate::cli::{BarridoArgs, Cli};
 use crate::commands;
-use crate::comparison;
-use crate::fleet::{self, FleetArgs};
 use crate::progress::Progress;
 use crate::runner::build::Implementation;
-use crate::sweep::{self, SweepPoint, SweepRange};
-use crate::{chart, output, paths};
-
-/// `barrido`'s arguments.
-#[derive(Args, Debug, Clone)]
-#[command(
-    help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
-    allow_negative_numbers = true,
-    override_usage = "cargo run -p grader -- barrido [FIXTURE] [OPCIONES]",
-    next_help_heading = "Opciones",
-    next_display_order = 1000
-)]
-pub struct BarridoArgs {
-    /// Fixture a barrer: nombre (p. ej. flota-1000, el valor por omisión) o
-    /// ruta a un .toml; necesita pérdidas aleatorias.
-    #[arg(value_name = "FIXTURE", help_heading = "Argumentos")]
-    pub escenario: Option<String>,
-
-    #[command(flatten)]
-    pub rango: SweepRange,
-
-    #[command(flatten)]
-    pub flota: FleetArgs,
-
-    /// Escribe además el gráfico (sobrecobro contra probabilidad de pérdida)
-    /// en ARCHIVO, en SVG.
-    #[arg(long, value_name = "ARCHIVO")]
-    pub svg: Option<PathBuf>,
-
-    /// Imprime las cifras en JSON (dinero en centavos) en vez de la tabla.
-    #[arg(long)]
-    pub json: bool,
-}
+use crate::{output, paths};
 
 /// Runs `barrido` with implementation `K`: exit 0 with the table (and the
 /// chart), 1 when the student's code could not run, 2 for a bad fixture,

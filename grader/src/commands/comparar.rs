@@ -5,39 +5,14 @@
 use std::process::ExitCode;
 
 use crate::fixture::Scenario;
-use clap::Args;
 
-use crate::cli::Cli;
+use crate::before_after::comparison::{self, Worlds};
+use crate::before_after::fleet;
+use crate::cli::{Cli, CompararArgs};
 use crate::commands;
-use crate::comparison::{self, Worlds};
-use crate::fleet::{self, FleetArgs};
 use crate::output;
 use crate::progress::Progress;
 use crate::runner::build::Implementation;
-
-/// `comparar`'s arguments.
-#[derive(Args, Debug, Clone, Default)]
-#[command(
-    help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
-    allow_negative_numbers = true,
-    override_usage = "cargo run -p grader -- comparar [FIXTURE] [OPCIONES]",
-    next_help_heading = "Opciones",
-    next_display_order = 1000
-)]
-pub struct CompararArgs {
-    /// Fixture a comparar: nombre (p. ej. flota-1000, el de la lección y el
-    /// valor por omisión) o ruta a un .toml.
-    #[arg(value_name = "FIXTURE", help_heading = "Argumentos")]
-    pub escenario: Option<String>,
-
-    #[command(flatten)]
-    pub flota: FleetArgs,
-
-    /// Imprime las mismas cifras en JSON (dinero en centavos) en vez de la
-    /// tabla.
-    #[arg(long)]
-    pub json: bool,
-}
 
 /// Runs `comparar` with implementation `K`: exit 0 with the table (or JSON),
 /// 1 when the student's code could not run (pending, panic, time limit), 2

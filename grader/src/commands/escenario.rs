@@ -2,14 +2,13 @@
 //! chosen implementation ("un simulador que puedes correr tú mismo"), compared
 //! line by line with the expected output kept as an insta snapshot.
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::fixture::Scenario;
+use crate::fixture::{self, Scenario};
 use similar::{ChangeTag, TextDiff};
 
 use crate::cli::Cli;
-use crate::commands::{self, fixture_failure, load_scenarios};
+use crate::commands::{self, fixture_failure};
 use crate::runner::build::Implementation;
 use crate::runner::{self, Execute};
 use crate::tables::{self, ScenarioRuns};
@@ -26,7 +25,7 @@ pub fn run(cli: &Cli, name: Option<&str>) -> ExitCode {
     // Only the kit's own fixtures have an expected output to compare with.
     let mut kit_fixture = true;
     let scenarios = match name {
-        Some(n) => match resolve(n, &cli.fixtures) {
+        Some(n) => match fixture::resolve(n, &cli.fixtures) {
             Ok(path) => {
                 let dir = path.parent().and_then(|d| d.canonicalize().ok());
                 kit_fixture = dir == paths::fixtures_dir().canonicalize().ok();
@@ -37,7 +36,7 @@ pub fn run(cli: &Cli, name: Option<&str>) -> ExitCode {
                 return ExitCode::from(2);
             }
         },
-        None => load_scenarios(cli),
+        None => fixture::load_all(&cli.fixtures),
     };
     let scenarios = match scenarios {
         Ok(s) => s,
@@ -124,41 +123,6 @@ pub fn table(h: &dyn Execute, scenario: &Scenario) -> Result<String, Verdict> {
         },
     };
     Ok(tables::render(scenario, &runs))
-}
-
-/// Resolves a scenario name (`flota-1000`) or a path to a `.toml`.
-///
-/// # Errors
-/// A Spanish message listing the known scenario names when `name` is neither
-/// a path nor a fixture of `fixtures/` or `extra_dirs`.
-pub fn resolve(name: &str, extra_dirs: &[PathBuf]) -> Result<PathBuf, String> {
-    let as_path = Path::new(name);
-    if name.ends_with(".toml") || as_path.components().count() > 1 {
-        return Ok(as_path.to_path_buf());
-    }
-    let mut dirs = vec![paths::fixtures_dir()];
-    dirs.extend(extra_dirs.iter().cloned());
-    let mut known = Vec::new();
-    for dir in dirs.iter().rev() {
-        let p = dir.join(format!("{name}.toml"));
-        if p.is_file() {
-            return Ok(p);
-        }
-        if let Ok(entries) = std::fs::read_dir(dir) {
-            known.extend(entries.filter_map(|e| {
-                let p = e.ok()?.path();
-                if p.extension()? != "toml" {
-                    return None;
-                }
-                Some(p.file_stem()?.to_string_lossy().into_owned())
-            }));
-        }
-    }
-    known.sort();
-    Err(format!(
-        "escenario desconocido «{name}»; los escenarios son: {}",
-        known.join(", ")
-    ))
 }
 
 /// The expected table of scenario `name`, from its insta snapshot, if any.

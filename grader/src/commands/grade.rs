@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use crate::checks::Catalog;
 use crate::cli::Cli;
-use crate::commands::{chosen, fixture_message, harness, load_scenarios};
+use crate::commands::{chosen, fixture_message, harness};
+use crate::fixture;
 use crate::report;
 use crate::report::gradescope::FIXED_TIME_ENV;
 use crate::report::sheet::Sheet;
@@ -99,8 +100,9 @@ impl Setup {
     /// the student template or an `exercises` crate that depends on
     /// `solutions`.
     pub fn load(cli: &Cli) -> Result<Setup, Refusal> {
-        let mut scenarios = load_scenarios(cli).map_err(|e| Refusal(fixture_message(e)))?;
-        let plan = Plan::from_cli(cli).map_err(Refusal)?;
+        let mut scenarios =
+            fixture::load_all(&cli.fixtures).map_err(|e| Refusal(fixture_message(e)))?;
+        let plan = plan(cli).map_err(Refusal)?;
         scenarios.extend(plan.scenarios());
         let mut catalog = Catalog::new(scenarios, &exercises(cli));
         catalog.add_model_variants(&plan.variants);
@@ -178,4 +180,18 @@ fn execution_time(started: Instant) -> u64 {
 fn usage_failure(message: &str) -> ExitCode {
     eprintln!("grader: {message}");
     ExitCode::from(2)
+}
+
+/// The variants this command line grades: `--variantes N` with the seed of
+/// `--semilla`, `--archivo-semilla` or the secret seed variable, plus each
+/// `--variante`.
+///
+/// # Errors
+/// As [`Plan::from_parts`].
+pub fn plan(cli: &Cli) -> Result<Plan, String> {
+    let secret = match cli.seed_from_file {
+        Some(seed) => Some(seed.to_string()),
+        None => std::env::var(crate::variants::SECRET_SEED_ENV).ok(),
+    };
+    Plan::from_parts(cli.variants, cli.seed, &cli.variant, secret)
 }

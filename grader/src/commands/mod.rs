@@ -12,7 +12,7 @@ pub mod vigilar;
 use std::process::ExitCode;
 
 use crate::cli::Cli;
-use crate::fixture::{FixtureError, Scenario};
+use crate::fixture::FixtureError;
 use crate::paths;
 use crate::runner::build::{self, Implementation};
 use crate::runner::diagnostics::Cause;
@@ -100,31 +100,4 @@ pub fn fixture_failure(e: FixtureError) -> ExitCode {
 pub fn fixture_message(mut e: FixtureError) -> String {
     e.file = paths::display(&e.file).into();
     e.to_string()
-}
-
-/// The scenarios to grade: the kit's fixtures, then each `--fixtures` folder.
-///
-/// # Errors
-/// The first malformed fixture or unreadable folder.
-pub fn load_scenarios(cli: &Cli) -> Result<Vec<Scenario>, FixtureError> {
-    let mut all = Scenario::load_dir(&paths::fixtures_dir())?;
-    for dir in &cli.fixtures {
-        for scenario in Scenario::load_dir(dir)? {
-            // Check ids carry the scenario's name: two with one name would
-            // grade only the first.
-            if all.iter().any(|s| s.name == scenario.name) {
-                return Err(FixtureError {
-                    file: dir.join(format!("{}.toml", scenario.name)),
-                    position: None,
-                    field: None,
-                    message: format!(
-                        "ya hay un escenario llamado «{}» (en fixtures/ o en otra carpeta de --fixtures); renombra el archivo",
-                        scenario.name
-                    ),
-                });
-            }
-            all.push(scenario);
-        }
-    }
-    Ok(all)
 }

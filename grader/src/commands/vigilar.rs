@@ -18,11 +18,11 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Sender};
 use std::time::Instant;
 
+use crate::before_after::comparison;
+use crate::before_after::fleet::{self, FleetArgs};
 use crate::cli::Cli;
 use crate::commands::escenario;
 use crate::commands::grade::Setup;
-use crate::comparison;
-use crate::fleet::{self, FleetArgs};
 use crate::paths;
 use crate::progress::Progress;
 use crate::runner::process::HarnessProcess;

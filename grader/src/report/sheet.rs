@@ -64,7 +64,7 @@ impl Sheet {
     pub fn new(graded: &Graded, rubric: &Rubric, plan: &Plan, repro_args: &[String]) -> Sheet {
         let variant_of = |c: &Check| {
             let name = c.id.split_once('/').map_or("", |(_, n)| n);
-            plan.find(name)
+            plan.find(crate::checks::variant_name(name))
         };
         let mut rows = Vec::with_capacity(graded.results.len());
         for exercise in Exercise::ALL {

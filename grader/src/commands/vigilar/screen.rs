@@ -8,10 +8,9 @@
 
 use std::fmt::Write;
 
-use sim::Money;
 use sim::money::group_thousands;
 
-use crate::comparison::Worlds;
+use crate::before_after::comparison::Worlds;
 use crate::report::sheet::{Row, Sheet};
 use crate::report::text;
 use crate::verdict::{Exercise, Verdict};
@@ -297,9 +296,9 @@ fn comparar_line(w: &Worlds) -> String {
     };
     format!(
         "{BOLD}comparar{RESET}: sobrecobro {} ({}) SIN idempotencia → {} ({}) CON idempotency_key · {attempts}",
-        Money::from_cents(b.overcharge_cents),
+        b.overcharge,
         b.overcharge_pct(),
-        Money::from_cents(a.overcharge_cents),
+        a.overcharge,
         a.overcharge_pct(),
     )
 }

@@ -6,13 +6,12 @@ use std::fmt::Write;
 
 use clap::Args;
 use serde_json::json;
-use sim::Money;
 use sim::money::group_thousands;
 
 use crate::fixture::Scenario;
 
-use crate::comparison::{WorldFigures, Worlds};
-use crate::fleet;
+use crate::before_after::comparison::{WorldFigures, Worlds};
+use crate::before_after::fleet;
 
 /// Most points one sweep may have.
 pub const MAX_POINTS: usize = 1001;
@@ -179,7 +178,7 @@ pub fn probability(p: f64) -> String {
 }
 
 fn pct(f: &WorldFigures) -> String {
-    percent_2(f.overcharge_cents, f.intended_cents)
+    percent_2(f.overcharge.cents(), f.intended.cents())
 }
 
 /// The sweep's table, in Spanish: per probability, the attempts, the
@@ -216,7 +215,7 @@ pub fn render(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> S
             "  {:>10}  {:>10}  {:>14}  {:>9}  {:>11}  {:>9}",
             probability(point.p),
             group_thousands(b.attempts),
-            Money::from_cents(b.overcharge_cents).to_string(),
+            b.overcharge.to_string(),
             pct(b),
             format!("{expected:.2}%"),
             pct(a),
@@ -240,10 +239,10 @@ pub fn to_json(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> 
             json!({
                 "p_perdida": pt.p,
                 "intentos": b.attempts,
-                "antes_sobrecobro_centavos": b.overcharge_cents,
+                "antes_sobrecobro_centavos": b.overcharge.cents(),
                 "antes_sobrecobro_porcentaje": b.overcharge_pct().as_f64(),
                 "esperado_porcentaje": 100.0 * expected_overcharge_ratio(pt.p, m),
-                "despues_sobrecobro_centavos": a.overcharge_cents,
+                "despues_sobrecobro_centavos": a.overcharge.cents(),
                 "despues_sobrecobro_porcentaje": a.overcharge_pct().as_f64(),
                 "antes_ordenes_cobradas_2_o_mas_veces": b.orders_charged_twice_or_more,
                 "ordenes_sin_confirmar": b.unconfirmed,

@@ -10,8 +10,6 @@ use sim::{LossSpec, OrdersSpec, StreamKind};
 
 use crate::fixture::Scenario;
 
-use crate::commands::escenario;
-
 /// The fixture both commands run when none is named: the lesson's fleet.
 pub const DEFAULT_FIXTURE: &str = "flota-1000";
 
@@ -74,7 +72,7 @@ pub fn load(
     extra_dirs: &[PathBuf],
     flags: &FleetArgs,
 ) -> Result<Scenario, String> {
-    let path = escenario::resolve(name.unwrap_or(DEFAULT_FIXTURE), extra_dirs)?;
+    let path = crate::fixture::resolve(name.unwrap_or(DEFAULT_FIXTURE), extra_dirs)?;
     let mut scenario = Scenario::load(&path).map_err(|mut e| {
         e.file = crate::paths::display(&e.file).into();
         e.to_string()

@@ -6,7 +6,7 @@
 use crate::fixture::Scenario;
 use plotters::prelude::*;
 
-use crate::sweep::{self, SweepPoint};
+use crate::before_after::sweep::{self, SweepPoint};
 
 /// Width and height of the chart, in SVG pixels.
 pub const SIZE: (u32, u32) = (960, 600);
@@ -64,7 +64,7 @@ pub fn svg(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> Resu
             let label = format!(
                 "la lección: p = 15% → {} de más ({})",
                 w.overcharge_pct(),
-                sim::Money::from_cents(w.overcharge_cents)
+                w.overcharge
             );
             (15.0, w.overcharge_pct().as_f64(), label)
         });

@@ -7,12 +7,12 @@ use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use sim::Money;
 use sim::money::group_thousands;
-use sim::{Money, Percent};
 
 use crate::fixture::Scenario;
 
-use crate::fleet;
+use crate::before_after::fleet;
 use crate::progress::Progress;
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -20,55 +20,9 @@ use std::time::Duration;
 
 use protocol::{ClientKind, WorldRun};
 
+pub use crate::figures::WorldFigures;
 use crate::runner::{self, Execute};
 use crate::verdict::Verdict;
-
-/// The figures of one world, as the comparison prints them. Money in cents.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorldFigures {
-    /// Attempts the network carried ("intentos totales al server").
-    pub attempts: u64,
-    /// Rows the server's ledger holds ("ejecuciones reales del cobro").
-    pub executions: u64,
-    /// Ledger rows the reconciliation counted ("cargos en el ledger").
-    pub charges: u64,
-    /// Orders with two or more ledger rows ("ordenes cobradas 2+ veces").
-    pub orders_charged_twice_or_more: u64,
-    /// Orders the client gave up on after `max_attempts` lost responses.
-    pub unconfirmed: u64,
-    /// The intended total, in cents ("Cobro correcto (intencion)").
-    pub intended_cents: i64,
-    /// The ledger's total, in cents ("TOTAL COBRADO").
-    pub charged_cents: i64,
-    /// What orders were charged beyond their amount, in cents ("SOBRECOBRO").
-    pub overcharge_cents: i64,
-}
-
-impl WorldFigures {
-    /// The figures of one world's run (the reconciliation is the
-    /// implementation's own).
-    pub fn of(run: &WorldRun) -> WorldFigures {
-        let r = &run.reconciliation.unwrap_or_default();
-        WorldFigures {
-            attempts: run.attempts,
-            executions: run.executions,
-            charges: r.charges,
-            orders_charged_twice_or_more: r.orders_charged_twice_or_more,
-            unconfirmed: run.unconfirmed,
-            intended_cents: r.intended.cents(),
-            charged_cents: r.charged.cents(),
-            overcharge_cents: r.overcharge.cents(),
-        }
-    }
-
-    /// The overcharge as an exact share of the intended total.
-    pub fn overcharge_pct(&self) -> Percent {
-        Percent::of(
-            Money::from_cents(self.overcharge_cents),
-            Money::from_cents(self.intended_cents),
-        )
-    }
-}
 
 /// Both worlds of one fleet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -148,7 +102,7 @@ pub fn render(scenario: &Scenario, crate_name: &str, w: &Worlds) -> String {
         scenario.name
     );
     let _ = writeln!(out, "{}", fleet::describe(scenario, true));
-    let intended = Money::from_cents(w.after.intended_cents);
+    let intended = w.after.intended;
     let _ = writeln!(
         out,
         "\n  {:<35}: {intended:>10}  ({} cargos)\n",
@@ -187,8 +141,8 @@ pub fn render(scenario: &Scenario, crate_name: &str, w: &Worlds) -> String {
         );
     }
     let monies = [
-        ("TOTAL COBRADO", b.charged_cents, a.charged_cents),
-        ("SOBRECOBRO", b.overcharge_cents, a.overcharge_cents),
+        ("TOTAL COBRADO", b.charged.cents(), a.charged.cents()),
+        ("SOBRECOBRO", b.overcharge.cents(), a.overcharge.cents()),
     ];
     for (label, before, after) in monies {
         row(
@@ -256,8 +210,8 @@ pub fn to_json(scenario: &Scenario, crate_name: &str, w: &Worlds) -> serde_json:
             "cargos_en_el_ledger": f.charges,
             "ordenes_cobradas_2_o_mas_veces": f.orders_charged_twice_or_more,
             "ordenes_sin_confirmar": f.unconfirmed,
-            "total_cobrado_centavos": f.charged_cents,
-            "sobrecobro_centavos": f.overcharge_cents,
+            "total_cobrado_centavos": f.charged.cents(),
+            "sobrecobro_centavos": f.overcharge.cents(),
             "sobrecobro_porcentaje": f.overcharge_pct().as_f64(),
         })
     };
@@ -269,7 +223,7 @@ pub fn to_json(scenario: &Scenario, crate_name: &str, w: &Worlds) -> serde_json:
         "p_perdida": scenario.fleet.p_response_lost(),
         "max_intentos": scenario.fleet.max_attempts,
         "stream": scenario.fleet.stream.name(),
-        "intencion_centavos": a.intended_cents,
+        "intencion_centavos": a.intended.cents(),
         "antes": world(b),
         "despues": world(a),
         "diferencia": {
@@ -279,8 +233,8 @@ pub fn to_json(scenario: &Scenario, crate_name: &str, w: &Worlds) -> serde_json:
             "ordenes_cobradas_2_o_mas_veces":
                 a.orders_charged_twice_or_more as i64 - b.orders_charged_twice_or_more as i64,
             "ordenes_sin_confirmar": a.unconfirmed as i64 - b.unconfirmed as i64,
-            "total_cobrado_centavos": a.charged_cents - b.charged_cents,
-            "sobrecobro_centavos": a.overcharge_cents - b.overcharge_cents,
+            "total_cobrado_centavos": a.charged.cents() - b.charged.cents(),
+            "sobrecobro_centavos": a.overcharge.cents() - b.overcharge.cents(),
             "sobrecobro_puntos_porcentuales": a.overcharge_pct().as_f64() - b.overcharge_pct().as_f64(),
         },
     })

@@ -1,0 +1,10 @@
+//! The final project's before and after (lesson 2: "el 'antes' contra el
+//! cual medirás tu 'después' en el proyecto final", lesson 8): the fleet a
+//! command runs ([`fleet`]), both worlds side by side ([`comparison`]), the
+//! same fleet at several loss probabilities ([`sweep`]) and its chart
+//! ([`chart`]). The commands `comparar` and `barrido` are thin wrappers.
+
+pub mod chart;
+pub mod comparison;
+pub mod fleet;
+pub mod sweep;
