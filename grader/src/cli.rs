@@ -166,6 +166,9 @@ pub enum Command {
 /// holds no integer or cannot be deleted is one Spanish line and status 2.
 pub fn parse() -> Result<Cli, ExitCode> {
     let mut cli = Cli::try_parse().map_err(|e| flags::clap_error(&e))?;
+    if std::env::var_os(crate::variants::SECRET_SEED_ENV).is_some() {
+        return Err(without_secret_env(&cli));
+    }
     if let Some(path) = &cli.seed_file {
         match flags::take_seed_file(path) {
             Ok(seed) => cli.seed_from_file = Some(seed),
@@ -176,6 +179,55 @@ pub fn parse() -> Result<Cli, ExitCode> {
         }
     }
     Ok(cli)
+}
+
+/// Takes the secret seed out of this process's environment, which the same
+/// user can read (`/proc/PID/environ`) for as long as the process lives:
+/// runs the grader again without the variable and, when this command line
+/// grades variants with it, with the seed in a private file that the new
+/// process reads and deletes at once (`--archivo-semilla`). Gives the new
+/// process's exit status.
+fn without_secret_env(cli: &Cli) -> ExitCode {
+    let var = crate::variants::SECRET_SEED_ENV;
+    let seed = std::env::var(var).unwrap_or_default();
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let uses_it = cli.variants.is_some() && cli.seed.is_none() && cli.seed_file.is_none();
+    let private = std::env::temp_dir().join(format!(
+        "kit-semilla-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    if uses_it {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&private)
+            .and_then(|mut f| f.write_all(seed.as_bytes()));
+        if let Err(e) = written {
+            eprintln!("grader: no se pudo guardar la semilla secreta en un archivo privado: {e}");
+            return ExitCode::from(2);
+        }
+        args.push("--archivo-semilla".into());
+        args.push(private.clone().into());
+    }
+    let program = std::env::current_exe().unwrap_or_else(|_| "grader".into());
+    let status = std::process::Command::new(program)
+        .args(args)
+        .env_remove(var)
+        .status();
+    let _ = std::fs::remove_file(&private);
+    match status {
+        Ok(s) => ExitCode::from(s.code().map_or(1, |c| u8::try_from(c).unwrap_or(1))),
+        Err(e) => {
+            eprintln!("grader: no se pudo volver a ejecutar el grader sin {var}: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// `comparar`'s arguments.

@@ -11,8 +11,8 @@ use informes::{grader, stderr, stdout};
 mod with_solutions {
     use super::*;
     use grader::before_after::comparison;
-    use grader::fixture::Scenario;
     use grader::before_after::fleet::{self, FleetArgs};
+    use grader::fixture::Scenario;
     use grader::progress::Progress;
     use informes::{has_solutions, solutions_harness};
 

@@ -194,7 +194,7 @@ impl Sheet {
     pub fn variants_line(&self) -> Option<String> {
         (self.variants > 0).then(|| {
             let source = if self.secret_seed {
-                format!("semilla secreta de {}", crate::variants::SECRET_SEED_ENV)
+                "semilla secreta del instructor".to_string()
             } else {
                 "de --semilla o --variante".to_string()
             };

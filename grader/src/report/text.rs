@@ -205,10 +205,12 @@ fn progress(sheet: &Sheet) -> String {
         format!("Progreso: {}/3 ejercicios", done.len())
     } else {
         let (points, max) = sheet.total();
+        let names: Vec<&str> = graded.iter().map(|e| e.id()).collect();
         format!(
-            "Progreso: {} de {} ejercicio(s) calificado(s) · {points}/{max} de los 100 puntos del kit",
+            "Progreso: {} de {} ejercicio(s) calificado(s) completo(s) · {points}/{max} puntos de {} (el kit entero vale 100; 130 con variantes ocultas)",
             done.len(),
-            graded.len()
+            graded.len(),
+            names.join(", ")
         )
     };
     match next {
