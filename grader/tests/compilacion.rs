@@ -98,7 +98,7 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     assert!(report.contains("--> exercises/src/client.rs:"), "{report}");
     assert!(!report.contains(&root_text), "absolute path in\n{report}");
     assert!(report.contains(
-        "Ejercicio 2 · Una idempotency key por operación (cliente de orders)\n  exercises/src/client.rs · charge_order\n  ✗ no compila: ninguna verificación pudo correr (los errores, arriba).\n  0/12 verificaciones · 0/36 puntos"
+        "Ejercicio 2 · Una idempotency key por operación (cliente de orders)\n  exercises/src/client.rs · charge_order\n  ✗ no compila: ninguna verificación pudo correr (los errores, arriba).\n  0/13 verificaciones · 0/36 puntos"
     ), "{report}");
     assert_eq!(
         report.trim_end().lines().last().unwrap(),
@@ -123,7 +123,7 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     assert_eq!(v["score"], 0);
     assert_eq!(informes::gradescope_max(&v), 100.0);
     let tests = v["tests"].as_array().unwrap();
-    assert_eq!(tests.len(), 37);
+    assert_eq!(tests.len(), 40);
     for t in tests {
         assert_eq!(t["status"], "failed");
         let out = t["output"].as_str().unwrap();
@@ -141,7 +141,7 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     let raw = text(&o.stdout);
     let xml = informes::junit(&raw);
     assert_eq!(xml.test_suites.len(), 1);
-    assert_eq!(raw.matches("type=\"no-compila\"").count(), 12, "{raw}");
+    assert_eq!(raw.matches("type=\"no-compila\"").count(), 13, "{raw}");
     assert!(raw.contains("tu código no compila; el primer error del compilador:"));
     assert!(raw.contains("exercises/src/client.rs"));
 
