@@ -100,10 +100,12 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     assert!(report.contains(
         "Ejercicio 2 · Una idempotency key por operación (cliente de orders)\n  exercises/src/client.rs · charge_order\n  ✗ no compila: ninguna verificación pudo correr (los errores, arriba).\n  0/13 verificaciones · 0/36 puntos"
     ), "{report}");
+    let mut last = report.trim_end().lines().rev();
     assert_eq!(
-        report.trim_end().lines().last().unwrap(),
-        "Puntaje: 0/100 puntos (no compila)"
+        last.next().unwrap(),
+        "Progreso: tu código no compila · siguiente: corrige el primer error del compilador (arriba) y vuelve a correr `cargo run -p grader`"
     );
+    assert_eq!(last.next().unwrap(), "Puntaje: 0/100 puntos (no compila)");
 
     let json_file = dir.join("results.json");
     let o = run(

@@ -99,7 +99,7 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         "## Para estudiantes",
         "cargo run -p grader   # verifica tus ejercicios",
         "cargo run -p grader -- barrido --svg barrido.svg",
-        "| `scripts/` | `calificar` (el comando de CI)",
+        "| `scripts/` | `calificar` (`cargo run -q -p grader --`)",
     ] {
         assert!(readme.contains(students), "{students} missing:\n{readme}");
     }

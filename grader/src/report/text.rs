@@ -194,6 +194,9 @@ fn row_in_full(out: &mut String, row: &Row) {
 /// `Progreso: 1/3 ejercicios · siguiente: …`: how many of the graded
 /// exercises pass whole, and where to go next.
 fn progress(sheet: &Sheet) -> String {
+    if sheet.compile_errors().is_some() {
+        return "Progreso: tu código no compila · siguiente: corrige el primer error del compilador (arriba) y vuelve a correr `cargo run -p grader`".to_string();
+    }
     let graded = sheet.exercises();
     let done: Vec<Exercise> = graded
         .iter()
