@@ -107,7 +107,10 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
     assert!(!manifest.contains("solutions"), "{manifest}");
     let harness_manifest = std::fs::read_to_string(dir.join("harness/Cargo.toml")).unwrap();
-    assert!(!harness_manifest.contains("solutions"), "{harness_manifest}");
+    assert!(
+        !harness_manifest.contains("solutions"),
+        "{harness_manifest}"
+    );
     assert!(harness_manifest.contains("default = [\"exercises\"]"));
     assert!(!dir.join("harness/tests").exists());
 

@@ -137,7 +137,10 @@ fn rows(out: &mut String, results: &[&Row]) {
 
 /// The scenario's name in a check id (`cobro/flota-1000` → `flota-1000`).
 fn scenario_name<'a>(row: &'a Row) -> &'a str {
-    row.check.id.split_once('/').map_or(&row.check.id, |(_, n)| n)
+    row.check
+        .id
+        .split_once('/')
+        .map_or(&row.check.id, |(_, n)| n)
 }
 
 /// One check with its mark, points and explanation.
