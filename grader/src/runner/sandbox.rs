@@ -1,8 +1,8 @@
 //! Where the harness runs when grading is for real. When the judge runs as
 //! root (Gradescope, a CI container), every harness process drops to an
-//! unprivileged user of its own (no name: uid 100000 + 64 × the judge's pid
-//! + a slot, so no two runs and no two live harness processes share one;
-//! `nobody` for all of them where that is not possible), gets a new, empty
+//! unprivileged user of its own (no name: uid 100000 plus 64 × the judge's
+//! pid plus a slot, so no two runs and no two live harness processes share
+//! one; `nobody` for all of them where that is not possible), gets a new, empty
 //! network namespace where the container allows one, a scratch directory of
 //! its own as its only writable place, and limits on processes and file
 //! size. When it ends, every process of its user is killed (what it left
