@@ -165,6 +165,197 @@ pub fn reconcile(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
 }
 "##;
 
+/// Where the attacks below leave notes of what they tried (a folder anyone
+/// can write, outside the autograder): the test reads them to know each
+/// attack really ran, and what it got.
+const ATTACKS: &str = "/tmp/kit-gradescope-ataques";
+
+/// Helpers appended to an attacking file: the command lines of every process
+/// above it, what they say about where the grade and the seed live, and a
+/// note in [`ATTACKS`].
+const ATTACK_HELPERS: &str = r##"
+/// Los argumentos de cada proceso de arriba, del padre al primero.
+fn trampa_ancestros() -> Vec<Vec<String>> {
+    let mut todos = Vec::new();
+    let mut pid = std::process::id().to_string();
+    while !pid.is_empty() && pid != "0" && pid != "1" {
+        let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        todos.push(
+            raw.split(|b| *b == 0)
+                .filter(|a| !a.is_empty())
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect(),
+        );
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        pid = status
+            .lines()
+            .find_map(|l| l.strip_prefix("PPid:"))
+            .map(|p| p.trim().to_string())
+            .unwrap_or_default();
+    }
+    todos
+}
+
+/// Dónde se escribe la nota (results.json, el --output del juez) y dónde
+/// está la semilla (source/semilla-secreta, el --archivo-semilla del juez).
+fn trampa_objetivos() -> (Vec<String>, Vec<String>) {
+    let mut informes = vec!["/autograder/results/results.json".to_string()];
+    let mut semillas = vec!["/autograder/source/semilla-secreta".to_string()];
+    for args in trampa_ancestros() {
+        for (i, a) in args.iter().enumerate() {
+            if let Some(raiz) = a.strip_suffix("/run_autograder") {
+                informes.push(format!("{raiz}/results/results.json"));
+                semillas.push(format!("{raiz}/source/semilla-secreta"));
+            }
+            let siguiente = args.get(i + 1).cloned();
+            match (a.as_str(), siguiente) {
+                ("--output", Some(p)) => informes.push(p),
+                ("--archivo-semilla", Some(p)) => semillas.push(p),
+                _ => {}
+            }
+        }
+    }
+    (informes, semillas)
+}
+
+/// Forja la nota en cada objetivo y lee cada semilla; lo que obtuvo.
+fn trampa_intentar() -> Vec<String> {
+    let forjado = r#"{"score": 130, "output": "FORJADO", "tests": []}"#;
+    let (informes, semillas) = trampa_objetivos();
+    let mut hecho = Vec::new();
+    for p in &informes {
+        let r = std::fs::write(p, forjado).map_err(|e| e.kind());
+        hecho.push(format!("escribir {p}: {r:?}"));
+        let r = std::fs::remove_file(p).map_err(|e| e.kind());
+        hecho.push(format!("borrar {p}: {r:?}"));
+        if let Some(dir) = std::path::Path::new(p).parent() {
+            let r = std::fs::write(dir.join("otro.json"), forjado).map_err(|e| e.kind());
+            hecho.push(format!("crear en {}: {r:?}", dir.display()));
+        }
+    }
+    for p in &semillas {
+        let r = std::fs::read_to_string(p).map_err(|e| e.kind());
+        hecho.push(format!("leer {p}: {r:?}"));
+    }
+    hecho
+}
+
+fn trampa_anotar(que: &str, texto: &str) {
+    let _ = std::fs::write(format!("@ATTACKS@/{que}-{}", std::process::id()), texto);
+}
+"##;
+
+/// `code` with the attack helpers appended.
+fn with_helpers(code: &str) -> String {
+    format!("{code}\n{ATTACK_HELPERS}").replace("@ATTACKS@", ATTACKS)
+}
+
+/// Pre-main code on untouched stubs: a function in `.init_array` (no crate
+/// needed) that prints a full-marks report and tries to write the grade.
+const PRE_MAIN: &str = r##"
+#[used]
+#[unsafe(link_section = ".init_array")]
+static TRAMPA_ANTES_DE_MAIN: extern "C" fn() = trampa_antes_de_main;
+
+extern "C" fn trampa_antes_de_main() {
+    println!("Puntaje: 130/130 puntos FORJADO");
+    println!(r#"{{"score": 130, "output": "FORJADO", "tests": []}}"#);
+    let hecho = trampa_intentar();
+    trampa_anotar("antes-de-main", &hecho.join("\n"));
+}
+"##;
+
+/// A reconciliation that forges and deletes the grade, reads the seed,
+/// prints lines of the judge's protocol and leaves a process (in a session
+/// of its own) that rewrites results.json four seconds later; then panics
+/// with what it got.
+const RESULTS_RECONCILIATION: &str = r#"//! Trampa: la carpeta de resultados, la semilla, el protocolo, un proceso que queda.
+use sim::{LedgerEntry, Order, Reconciliation};
+
+pub fn reconcile(_orders: &[Order], _ledger: &[LedgerEntry]) -> Reconciliation {
+    let hecho = trampa_intentar();
+    println!("@@kit-answer@@ {{\"Ok\":\"FORJADO\"}}");
+    print!("@@kit-answer@@ ");
+    eprintln!("@@kit-answer@@ {{\"Ok\":\"FORJADO\"}}");
+    if std::fs::create_dir("@ATTACKS@/durmiente").is_ok() {
+        let (informes, _) = trampa_objetivos();
+        let mut guion = String::from("sleep 4; ");
+        for p in &informes {
+            guion.push_str(&format!("echo FORJADO > '{p}'; "));
+        }
+        guion.push_str("echo despierto > @ATTACKS@/despierto");
+        let _ = std::process::Command::new("setsid")
+            .args(["sh", "-c", &guion])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+    }
+    trampa_anotar("resultados", &hecho.join("\n"));
+    panic!("TRAMPA {}", hecho.join("; "));
+}
+"#;
+
+/// A client that starts a fork bomb (once per harness process), then panics.
+const FORK_BOMB_CLIENT: &str = r#"//! Trampa: una bomba de procesos.
+use sim::{ChargeOutcome, KeySource, Network, Order, Payments};
+
+pub fn charge_order<P: Payments, K: KeySource>(
+    _server: &mut P,
+    _network: &mut Network,
+    _keys: &mut K,
+    _order: &Order,
+    _max_attempts: u32,
+) -> ChargeOutcome {
+    // Once per harness process: the bomb then lives as long as it does.
+    static BOMBA: std::sync::Once = std::sync::Once::new();
+    BOMBA.call_once(|| {
+        let r = std::process::Command::new("sh")
+            .args(["-c", ":(){ :|:& };:"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+        let _ = std::fs::write(format!("@ATTACKS@/bomba-{}", std::process::id()), format!("{r:?}"));
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    });
+    panic!("BOMBA");
+}
+"#;
+
+/// A server whose first charge writes a file until the disk is full.
+const DISK_FILLING_SERVER_BODY: &str = r#"let _ = std::fs::write(format!("@ATTACKS@/disco-{}", std::process::id()), "lleno");
+        let mut file = std::fs::File::create("relleno").expect("relleno");
+        let block = vec![7u8; 1 << 20];
+        loop {
+            std::io::Write::write_all(&mut file, &block).expect("disco lleno");
+        }"#;
+
+/// The notes the attacks left whose name starts with `prefix`.
+fn notes(prefix: &str) -> Vec<String> {
+    let mut found: Vec<String> = std::fs::read_dir(ATTACKS)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+/// A fresh [`ATTACKS`] folder anyone can write.
+fn fresh_attacks_folder() {
+    let _ = std::fs::remove_dir_all(ATTACKS);
+    std::fs::create_dir_all(ATTACKS).unwrap();
+    std::fs::set_permissions(
+        ATTACKS,
+        std::os::unix::fs::PermissionsExt::from_mode(0o1777),
+    )
+    .unwrap();
+}
+
 /// A client that includes the reference solution by path instead of
 /// writing one (it compiles in the instructor's repository).
 const INCLUDING_CLIENT: &str = r#"//! Trampa: la solución de referencia, incluida por ruta.
@@ -267,13 +458,23 @@ fn grade(label: &str, zip: &Path, root: &Path, submission: &[&Path]) -> Graded {
             String::new()
         }
     );
-    for line in graded.stdout.lines().filter(|l| {
-        l.starts_with("probar:")
-            || l.starts_with("Puntaje")
-            || l.starts_with("scripts/calificar")
-            || l.starts_with("    ")
-    }) {
-        eprintln!("   {}", line.chars().take(240).collect::<String>());
+    // probar's lines, and the first three distinct failure messages.
+    let mut shown: Vec<&str> = Vec::new();
+    for line in graded.stdout.lines() {
+        let failure = line.starts_with("    ");
+        if failure && (shown.len() >= 3 || shown.contains(&line)) {
+            continue;
+        }
+        if failure
+            || line.starts_with("probar:")
+            || line.starts_with("Puntaje")
+            || line.starts_with("scripts/calificar")
+        {
+            if failure {
+                shown.push(line);
+            }
+            eprintln!("   {}", line.chars().take(240).collect::<String>());
+        }
     }
     graded
 }
@@ -353,6 +554,58 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     solved_repository(&needs_solutions);
     anidado::depend_on_solutions(&needs_solutions);
 
+    // The attacks of issue 9 (part 5), each on a correct solution with one
+    // exercise replaced (or on the stubs), with notes in ATTACKS.
+    fresh_attacks_folder();
+    let pre_main = subs.join("antes-de-main");
+    copy_repo(&pre_main);
+    let lib = pre_main.join("exercises/src/lib.rs");
+    let code = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, with_helpers(&format!("{code}{PRE_MAIN}"))).unwrap();
+    let cargo_tricks = subs.join("build-rs-y-dependencia");
+    solved_repository(&cargo_tricks);
+    let manifest = cargo_tricks.join("exercises/Cargo.toml");
+    let m = std::fs::read_to_string(&manifest).unwrap();
+    let m = m.replace(
+        "[dependencies]\n",
+        "[dependencies]\nno-existe-este-crate = \"99\"\n",
+    );
+    let m = m.replace("[package]\n", "[package]\nbuild = \"build.rs\"\n");
+    std::fs::write(&manifest, m).unwrap();
+    std::fs::write(
+        cargo_tricks.join("exercises/build.rs"),
+        format!(
+            "fn main() {{ let _ = std::fs::write(\"{ATTACKS}/build-rs\", \"corrió\"); panic!(\"build.rs\"); }}"
+        ),
+    )
+    .unwrap();
+    let results_attack = subs.join("carpeta-de-resultados");
+    solved_repository(&results_attack);
+    std::fs::write(
+        results_attack.join("exercises/src/reconciliation.rs"),
+        with_helpers(RESULTS_RECONCILIATION),
+    )
+    .unwrap();
+    let fork_bomb = subs.join("bomba-de-procesos");
+    solved_repository(&fork_bomb);
+    std::fs::write(
+        fork_bomb.join("exercises/src/client.rs"),
+        FORK_BOMB_CLIENT.replace("@ATTACKS@", ATTACKS),
+    )
+    .unwrap();
+    let disk = subs.join("disco-lleno");
+    solved_repository(&disk);
+    let server = disk.join("exercises/src/payments_server.rs");
+    let code = std::fs::read_to_string(&server).unwrap();
+    std::fs::write(
+        &server,
+        code.replace(
+            SERVER_BODY,
+            &DISK_FILLING_SERVER_BODY.replace("@ATTACKS@", ATTACKS),
+        ),
+    )
+    .unwrap();
+
     // Two autograder roots (two kit copies) and one CARGO_TARGET_DIR.
     let (a, b) = (dir.join("raiz-a"), dir.join("raiz-b"));
 
@@ -361,23 +614,31 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     assert_eq!((g.score(), g.max()), (130.0, 130.0), "{}", g.results);
     assert!(g.failed().is_empty());
     let hidden = variant_tests(&g.results);
-    assert_eq!(hidden.len(), 15, "5 variants per exercise");
+    // 5 variants per exercise, each a fixed check and a model check.
+    assert_eq!(
+        hidden.len(),
+        30,
+        "5 variants per exercise, with their model checks"
+    );
+    assert_eq!(
+        hidden
+            .iter()
+            .filter(|t| t["name"].as_str().unwrap().contains("-modelo"))
+            .count(),
+        15
+    );
     assert!(hidden.iter().all(|t| t["visibility"] == "after_published"));
     assert!(
         g.stdout
-            .contains("Puntaje: 130/130 (52 pruebas; results.json)")
+            .contains("Puntaje: 130/130 (70 pruebas; results.json)")
     );
     assert!(
         g.stdout
             .contains("probar: el paquete trae semilla secreta (5 variantes")
     );
-    // run_autograder left the seed readable by its owner only.
-    let mode = std::os::unix::fs::PermissionsExt::mode(
-        &std::fs::metadata(a.join("source/semilla-secreta"))
-            .unwrap()
-            .permissions(),
-    );
-    assert_eq!(mode & 0o777, 0o600);
+    // run_autograder moved the seed out of the package (the grader read it
+    // and deleted it before compiling anything).
+    assert!(!a.join("source/semilla-secreta").exists());
 
     // The untouched stubs, in the other kit copy with the same target
     // folder, written before the correct build: graded as what they are.
@@ -392,7 +653,7 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
         g.output_of("cliente/flota-1000")
             .starts_with("pendiente: charge_order todavía es todo!()")
     );
-    assert_eq!(variant_tests(&g.results).len(), 15);
+    assert_eq!(variant_tests(&g.results).len(), 30);
 
     // Loose files at the submission's top level.
     let files: Vec<&Path> = loose_files.iter().map(PathBuf::as_path).collect();
@@ -404,7 +665,12 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     let g = grade("compile error", &zip, &a, &[&broken]);
     assert_eq!((g.score(), g.max()), (0.0, 130.0), "{}", g.results);
     let out = g.output_of("cobro");
-    assert!(out.starts_with("Tu código no compila"), "{out}");
+    assert!(
+        out.starts_with(
+            "tu código no compila; el primer error del compilador:\nerror: couldn't read"
+        ),
+        "{out}"
+    );
     assert!(
         out.contains("couldn't read `exercises/src/../../solutions/src/client.rs`"),
         "{out}"
@@ -416,7 +682,11 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     assert_eq!(g.failed(), ["reconciliacion/flota-2500"], "{}", g.results);
     assert_eq!(g.score(), 128.0);
     let out = g.output_of("reconciliacion/flota-2500");
-    assert!(out.contains("no terminó en 5 s"), "{out}");
+    // The limit is the 5 s floor plus a little per unit of work.
+    assert!(
+        out.starts_with("no terminó en 5.") && out.contains(" s y se detuvo"),
+        "{out}"
+    );
 
     // Student code looking for the seed in its environment and in every
     // process above it finds none (grade() checks every output).
@@ -424,42 +694,196 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     assert_eq!(g.score(), 130.0 - 36.0 - 10.0, "{}", g.results);
     assert!(g.failed().iter().all(|t| t.starts_with("cliente/")));
     let out = g.output_of("cliente/flota-1000");
-    assert!(out.contains("FISGON") && out.contains("PATH="), "{out}");
+    // Its own environment is the one the judge gives it; the judge's and the
+    // script's (root's processes) it cannot read.
+    assert!(out.contains("FISGON RUST_BACKTRACE=0 | ["), "{out}");
+    assert!(!out.contains("PATH="), "{out}");
     assert!(out.contains("cmdline]"), "{out}");
 
     // A submission that writes its own results.json (where Gradescope reads
-    // it and over the grader's report) and kills the grader: its file is
-    // discarded and the failure report names the signal.
+    // it and over the grader's report) and kills the grader. The harness runs
+    // as another user: it can neither write those files nor kill the judge,
+    // so it is graded as what it is, a reconciliation that exits.
     let g = grade("forged results.json", &zip, &a, &[&forging]);
     assert!(
-        g.stdout
-            .contains("scripts/calificar terminó con estado 137"),
+        g.stdout.contains("scripts/calificar terminó con estado 1"),
         "{}",
         g.stdout
     );
-    let report = std::fs::read_to_string(a.join("forjado")).expect("the forger ran");
-    assert!(!report.starts_with(a.to_str().unwrap()), "{report}");
-    assert_eq!((g.score(), g.max()), (0.0, 130.0), "{}", g.results);
+    assert_eq!((g.score(), g.max()), (130.0 - 38.0, 130.0), "{}", g.results);
+    assert!(g.failed().iter().all(|t| t.starts_with("reconciliacion/")));
     assert!(!g.results.to_string().contains("forjado"));
-    for t in g.results["tests"].as_array().unwrap() {
+    let out = g.output_of("reconciliacion/flota-1000");
+    assert!(out.contains("std::process::exit(0)"), "{out}");
+
+    // A submission whose exercises/Cargo.toml depends on solutions: only
+    // its src/**/*.rs is taken, over the kit's manifest, so it is graded as
+    // the correct code it is.
+    let g = grade("depends on solutions", &zip, &a, &[&needs_solutions]);
+    assert_eq!((g.score(), g.max()), (130.0, 130.0), "{}", g.results);
+
+    attacks(
+        &zip,
+        &a,
+        &pre_main,
+        &cargo_tricks,
+        &results_attack,
+        &fork_bomb,
+        &disk,
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    let _ = std::fs::remove_dir_all(ATTACKS);
+}
+
+/// The attacks of issue 9 (part 5), graded as root with student code run
+/// as the sandbox's unprivileged users: each gets the score its real code
+/// deserves and a report that says nothing false.
+fn attacks(
+    zip: &Path,
+    a: &Path,
+    pre_main: &Path,
+    cargo_tricks: &Path,
+    results: &Path,
+    fork_bomb: &Path,
+    disk: &Path,
+) {
+    let as_root = nix_is_root();
+
+    // Pre-main code on the stubs: it ran (in each harness, before main), its
+    // fake report went nowhere, its writes were refused; the stubs get 0.
+    let g = grade(
+        "pre-main code (.init_array) on the stubs",
+        zip,
+        a,
+        &[pre_main],
+    );
+    assert_eq!((g.score(), g.max()), (0.0, 130.0), "{}", g.results);
+    assert!(
+        g.output_of("cliente/flota-1000")
+            .starts_with("pendiente: charge_order todavía es todo!()")
+    );
+    let tried = notes("antes-de-main");
+    assert!(!tried.is_empty(), "the pre-main code never ran");
+    check_refused(&tried, as_root);
+    for (what, text) in [
+        ("results.json", g.results.to_string()),
+        ("stdout", g.stdout.clone()),
+    ] {
+        assert!(!text.contains("FORJADO"), "{what}: {text}");
+    }
+
+    // A build script and a dependency that does not exist in the
+    // submission's exercises/Cargo.toml: only src/**/*.rs is taken.
+    let g = grade(
+        "build.rs and a dependency in exercises/Cargo.toml",
+        zip,
+        a,
+        &[cargo_tricks],
+    );
+    assert_eq!((g.score(), g.max()), (130.0, 130.0), "{}", g.results);
+    assert!(
+        !Path::new(ATTACKS).join("build-rs").exists(),
+        "the build script ran"
+    );
+
+    // Writing and deleting in the results folder, reading the seed, lines
+    // of the judge's protocol, a process left behind that rewrites
+    // results.json later: the reconciliation scores 0 (it panics with what
+    // it got), the rest scores, and results.json stays the judge's.
+    let g = grade(
+        "results folder, seed, protocol, process left behind",
+        zip,
+        a,
+        &[results],
+    );
+    assert_eq!((g.score(), g.max()), (130.0 - 38.0, 130.0), "{}", g.results);
+    assert!(
+        g.failed().iter().all(|t| t.starts_with("reconciliacion/")),
+        "{:?}",
+        g.failed()
+    );
+    let out = g.output_of("reconciliacion/flota-1000");
+    assert!(out.contains("TRAMPA escribir"), "{out}");
+    assert!(!out.contains("FORJADO"), "{out}");
+    let tried = notes("resultados");
+    assert!(!tried.is_empty(), "the attack never ran");
+    check_refused(&tried, as_root);
+    let json = std::fs::read_to_string(a.join("results/results.json")).unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    assert_eq!(
+        std::fs::read_to_string(a.join("results/results.json")).unwrap(),
+        json,
+        "results.json changed after grading"
+    );
+    let entries: Vec<String> = std::fs::read_dir(a.join("results"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(entries, ["results.json"]);
+    assert!(
+        Path::new(ATTACKS).join("durmiente").exists(),
+        "the sleeper was never started"
+    );
+    if as_root {
         assert!(
-            t["output"].as_str().unwrap().starts_with(
-                "El grader terminó por la señal 9 (SIGKILL, estado 137) sin entregar su informe: esta entrega vale 0."
-            ),
-            "{t}"
+            !Path::new(ATTACKS).join("despierto").exists(),
+            "the sleeper survived grading"
         );
     }
 
-    // A crate depending on solutions: there is none; 0, saying why.
-    let g = grade("depends on solutions", &zip, &a, &[&needs_solutions]);
-    assert_eq!(g.score(), 0.0);
+    // A fork bomb in the client: bounded, killed with its harness; the
+    // other exercises score.
+    let g = grade("fork bomb", zip, a, &[fork_bomb]);
+    assert_eq!((g.score(), g.max()), (130.0 - 46.0, 130.0), "{}", g.results);
     assert!(
-        g.results["tests"][0]["output"]
-            .as_str()
-            .unwrap()
-            .contains("solutions/Cargo.toml")
+        g.failed().iter().all(|t| t.starts_with("cliente/")),
+        "{:?}",
+        g.failed()
     );
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(g.output_of("cliente/flota-1000").contains("BOMBA"));
+    assert!(!notes("bomba").is_empty(), "the bomb never ran");
+
+    // A server that fills the disk: stopped at the file-size limit.
+    let g = grade("disk filler", zip, a, &[disk]);
+    assert_eq!((g.score(), g.max()), (130.0 - 46.0, 130.0), "{}", g.results);
+    assert!(
+        g.failed().iter().all(|t| t.starts_with("cobro/")),
+        "{:?}",
+        g.failed()
+    );
+    let out = g.output_of("cobro/flota-1000");
+    assert!(
+        out.contains("escribió un archivo de más de 64 MiB (SIGXFSZ)"),
+        "{out}"
+    );
+    assert!(!notes("disco").is_empty(), "the disk filler never ran");
+}
+
+/// Whether the test (and so the judge) runs as root, where the sandbox is on.
+fn nix_is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|u| u.split_whitespace().nth(1).map(|e| e == "0"))
+        .unwrap_or(false)
+}
+
+/// Every write, deletion and read that an attack tried (its notes) failed,
+/// and it found the judge's report and the grade where they are.
+fn check_refused(notes: &[String], as_root: bool) {
+    let all = notes.join("\n");
+    assert!(all.contains("/results/results.json: Err("), "{all}");
+    assert!(
+        all.contains("informe.json: Err("),
+        "the judge's --output was not found:\n{all}"
+    );
+    if as_root {
+        for line in all.lines() {
+            assert!(line.contains(": Err("), "{line}");
+        }
+    }
 }
 
 #[test]

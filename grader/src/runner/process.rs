@@ -15,7 +15,7 @@ use std::time::Duration;
 use protocol::{Answer, Failure, Job, Observation};
 
 use super::Execute;
-use super::sandbox::{self, Sandbox};
+use super::sandbox::{self, Cell, Sandbox};
 use crate::verdict::Verdict;
 
 /// At most this much of the end of a harness's stderr is kept.
@@ -65,8 +65,8 @@ pub struct HarnessProcess {
     pub args: Vec<std::ffi::OsString>,
     /// Time limits.
     pub limits: TimeLimits,
-    /// The unprivileged identity, when grading as root.
-    pub sandbox: Option<Sandbox>,
+    /// The unprivileged identities, when grading as root.
+    pub sandbox: Option<&'static Sandbox>,
     /// A private folder holding `program` (a copy of what cargo built),
     /// removed when the run ends.
     pub owned: Option<PathBuf>,
@@ -77,7 +77,7 @@ impl Execute for HarnessProcess {
         if jobs.is_empty() {
             return Vec::new();
         }
-        let mut child = match self.spawn() {
+        let (mut child, cell) = match self.spawn() {
             Ok(c) => c,
             Err(e) => {
                 let v = Verdict::Crashed {
@@ -118,27 +118,24 @@ impl Execute for HarnessProcess {
                     results.push(Err(Verdict::Crashed {
                         what: explain_death(status, &collect(stderr)),
                     }));
-                    kill_group(&child);
-                    let _ = child.wait();
+                    self.end(&mut child, cell.as_ref());
                     return finish(results, jobs.len());
                 }
             }
         }
-        kill_group(&child);
-        let _ = child.wait();
+        self.end(&mut child, cell.as_ref());
         finish(results, jobs.len())
     }
 }
 
 impl HarnessProcess {
     /// Ends the run: kills whatever harness processes left running outside
-    /// their process group (in the sandbox: every process of the
-    /// unprivileged user) and removes the sandbox's scratch folder. Call when
-    /// no job is running any more.
+    /// their process group (in the sandbox: every process of the run's
+    /// unprivileged users) and removes the sandbox's scratch folders. Call
+    /// when no job is running any more.
     pub fn finish(&self) {
-        if let Some(s) = &self.sandbox {
+        if let Some(s) = self.sandbox {
             s.kill_leftovers();
-            let _ = std::fs::remove_dir_all(&s.scratch);
         }
         if let Some(dir) = &self.owned {
             let _ = std::fs::remove_dir_all(dir);
@@ -153,7 +150,17 @@ impl Drop for HarnessProcess {
 }
 
 impl HarnessProcess {
-    fn spawn(&self) -> std::io::Result<Child> {
+    /// Ends one harness process: its group, then (in the sandbox) every
+    /// process of its user and its scratch folder.
+    fn end(&self, child: &mut Child, cell: Option<&Cell>) {
+        kill_group(child);
+        let _ = child.wait();
+        if let (Some(s), Some(cell)) = (self.sandbox, cell) {
+            s.release(cell);
+        }
+    }
+
+    fn spawn(&self) -> std::io::Result<(Child, Option<Cell>)> {
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args);
         // Nothing of the judge's environment (a secret seed, tokens) reaches
@@ -164,18 +171,26 @@ impl HarnessProcess {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        if let Some(s) = &self.sandbox {
-            s.prepare_scratch()?;
-            cmd.current_dir(&s.scratch);
+        let cell = self.sandbox.map(Sandbox::acquire).transpose()?;
+        if let Some(c) = &cell {
+            cmd.current_dir(&c.scratch);
         }
-        let sandbox = self.sandbox.clone();
+        let confined = cell.clone();
         // SAFETY: `confine` only makes async-signal-safe system calls
         // (setrlimit, unshare, setgroups, setgid, setuid) between fork and
         // exec, and allocates nothing.
         unsafe {
-            cmd.pre_exec(move || sandbox::confine(sandbox.as_ref()));
+            cmd.pre_exec(move || sandbox::confine(confined.as_ref()));
         }
-        cmd.spawn()
+        match cmd.spawn() {
+            Ok(child) => Ok((child, cell)),
+            Err(e) => {
+                if let (Some(s), Some(c)) = (self.sandbox, &cell) {
+                    s.release(c);
+                }
+                Err(e)
+            }
+        }
     }
 }
 

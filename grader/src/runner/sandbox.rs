@@ -1,16 +1,23 @@
 //! Where the harness runs when grading is for real. When the judge runs as
 //! root (Gradescope, a CI container), every harness process drops to an
-//! unprivileged user of its own (no name, uid 100000 + the judge's pid;
-//! `nobody` where that is not possible), gets a new, empty network namespace where
-//! the container allows one, a scratch directory as its only writable place,
-//! and limits on processes and file size; everything it leaves running is
-//! killed. Not root (a student's laptop), the same code path runs without the
+//! unprivileged user of its own (no name: uid 100000 plus 64 × the judge's
+//! pid plus a slot, so no two runs and no two live harness processes share
+//! one; `nobody` for all of them where that is not possible), gets a new, empty
+//! network namespace where the container allows one, a scratch directory of
+//! its own as its only writable place, and limits on processes and file
+//! size. When it ends, every process of its user is killed (what it left
+//! running, even outside its process group) and its scratch folder removed.
+//! Not root (a student's laptop), the same code path runs without the
 //! privilege drop.
+//!
+//! The scratch folders live in a folder of the judge's (root's, mode 0711):
+//! a harness can empty its own scratch folder but cannot replace it with a
+//! link to somewhere the judge would then hand over with `chown`.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use nix::sched::CloneFlags;
 use nix::sys::resource::Resource;
@@ -20,21 +27,42 @@ use nix::unistd::{Gid, Uid, User};
 pub const MEMORY_BYTES: u64 = 2 << 30;
 /// The largest file a harness process may write: 64 MiB.
 pub const FILE_BYTES: u64 = 64 << 20;
-/// Processes the unprivileged user may have at once (all of the run's
-/// harnesses together): enough for them, not for a fork bomb.
+/// Processes one harness's user may have at once: enough for a harness,
+/// not for a fork bomb.
 pub const PROCESSES: u64 = 64;
+/// Users of a run (harness processes alive at once, at most).
+const SLOTS: u32 = 64;
 
-/// The unprivileged identity harness processes run as: a user of this run's
-/// own (or `nobody`).
-#[derive(Clone, Debug)]
+/// The unprivileged identities harness processes run as.
+#[derive(Debug)]
 pub struct Sandbox {
+    /// The first user of this run, or `nobody`.
+    first: (Uid, Gid),
+    /// Whether each harness gets a user of its own (`first` + its slot);
+    /// otherwise all share `nobody`, whose processes are killed only when
+    /// the run ends (they might be another run's).
+    own_users: bool,
+    /// Slots in use.
+    busy: Mutex<Vec<bool>>,
+    /// The judge's folder (mode 0711) holding each harness's scratch folder.
+    pub scratch_root: PathBuf,
+    /// Whether a new network namespace can be made here.
+    pub network_isolated: bool,
+}
+
+/// What one harness process runs as: its user and group, and its scratch
+/// folder (its working directory, the only place it can write).
+#[derive(Clone, Debug)]
+pub struct Cell {
+    /// The slot (returned with [`Sandbox::release`]).
+    slot: u32,
     /// The user.
     pub uid: Uid,
     /// Its group.
     pub gid: Gid,
-    /// A directory only that user can write; the harness's working folder.
+    /// The scratch folder, owned by the user, closed to everyone else.
     pub scratch: PathBuf,
-    /// Whether a new network namespace can be made here.
+    /// Whether to make a new network namespace.
     pub network_isolated: bool,
 }
 
@@ -42,76 +70,152 @@ impl Sandbox {
     /// The sandbox when this process runs as root, `None` otherwise (or
     /// when there is no `nobody` user). Logs once on stderr when the
     /// container forbids a network namespace.
-    pub fn detect() -> Option<Sandbox> {
+    pub fn detect() -> Option<&'static Sandbox> {
         static SANDBOX: OnceLock<Option<Sandbox>> = OnceLock::new();
-        SANDBOX.get_or_init(Sandbox::make).clone()
+        SANDBOX.get_or_init(Sandbox::make).as_ref()
     }
 
     fn make() -> Option<Sandbox> {
         if !Uid::effective().is_root() {
             return None;
         }
-        // A user of this run's own, without a name (100000 + the judge's
-        // pid): killing its leftovers never touches another grading run's
-        // harnesses, and the process limit is this run's. Where such a user
-        // cannot be used (a user namespace that does not map it), `nobody`.
-        let own = 100_000u32.checked_add(std::process::id())?;
-        let (uid, gid) = if can_become(Uid::from_raw(own), Gid::from_raw(own)) {
-            (Uid::from_raw(own), Gid::from_raw(own))
-        } else {
-            let nobody = User::from_name("nobody").ok().flatten()?;
-            (nobody.uid, nobody.gid)
+        // Users of this run's own, without a name: killing one's processes
+        // never touches another harness or another grading run, and the
+        // process limit is one harness's. Where such a user cannot be used
+        // (a user namespace that does not map it), `nobody`.
+        let base = std::process::id()
+            .checked_mul(SLOTS)
+            .and_then(|n| n.checked_add(100_000))
+            .filter(|n| {
+                n.checked_add(SLOTS)
+                    .is_some_and(|end| end < i32::MAX as u32)
+            });
+        let own = base.filter(|&b| can_become(Uid::from_raw(b), Gid::from_raw(b)));
+        let (first, own_users) = match own {
+            Some(b) => ((Uid::from_raw(b), Gid::from_raw(b)), true),
+            None => {
+                let nobody = User::from_name("nobody").ok().flatten()?;
+                ((nobody.uid, nobody.gid), false)
+            }
         };
-        let scratch = std::env::temp_dir().join(format!("kit-harness-{}", std::process::id()));
+        let scratch_root = std::env::temp_dir().join(format!("kit-harness-{}", std::process::id()));
+        // A fresh folder of root's: whatever had this name goes first (a
+        // link is removed, not followed).
+        let _ = std::fs::remove_file(&scratch_root);
+        let _ = std::fs::remove_dir_all(&scratch_root);
+        std::fs::create_dir(&scratch_root).ok()?;
+        std::fs::set_permissions(&scratch_root, std::fs::Permissions::from_mode(0o711)).ok()?;
         let network_isolated = probe_network_namespace();
         if !network_isolated {
             eprintln!(
                 "grader: este contenedor no permite un espacio de red nuevo (unshare); el código del estudiante corre sin aislamiento de red."
             );
         }
-        let sandbox = Sandbox {
-            uid,
-            gid,
-            scratch,
+        Some(Sandbox {
+            first,
+            own_users,
+            busy: Mutex::new(vec![false; SLOTS as usize]),
+            scratch_root,
             network_isolated,
-        };
-        sandbox.prepare_scratch().ok()?;
-        Some(sandbox)
+        })
     }
 
-    /// Makes the scratch folder (again, after a run removed it): owned by
-    /// the unprivileged user, closed to everyone else.
+    /// A user and a fresh scratch folder for one harness process.
     ///
     /// # Errors
-    /// When the folder cannot be made or given to the user.
-    pub fn prepare_scratch(&self) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.scratch)?;
-        nix::unistd::chown(&self.scratch, Some(self.uid), Some(self.gid))?;
-        std::fs::set_permissions(&self.scratch, std::fs::Permissions::from_mode(0o700))
+    /// When every slot is busy or the folder cannot be made.
+    pub fn acquire(&self) -> std::io::Result<Cell> {
+        let slot = {
+            let mut busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
+            let free = busy
+                .iter()
+                .position(|b| !b)
+                .ok_or_else(|| std::io::Error::other("demasiados procesos del harness a la vez"))?;
+            busy[free] = true;
+            free as u32
+        };
+        let (uid, gid) = if self.own_users {
+            (
+                Uid::from_raw(self.first.0.as_raw() + slot),
+                Gid::from_raw(self.first.1.as_raw() + slot),
+            )
+        } else {
+            self.first
+        };
+        let cell = Cell {
+            slot,
+            uid,
+            gid,
+            scratch: self.scratch_root.join(slot.to_string()),
+            network_isolated: self.network_isolated,
+        };
+        if self.own_users {
+            // Nothing of an earlier holder of this user survives.
+            kill_all_of(uid, gid);
+        }
+        let made = (|| {
+            std::fs::create_dir_all(&self.scratch_root)?;
+            let _ = std::fs::remove_dir_all(&cell.scratch);
+            std::fs::create_dir(&cell.scratch)?;
+            nix::unistd::chown(&cell.scratch, Some(uid), Some(gid))?;
+            std::fs::set_permissions(&cell.scratch, std::fs::Permissions::from_mode(0o700))
+        })();
+        match made {
+            Ok(()) => Ok(cell),
+            Err(e) => {
+                self.release(&cell);
+                Err(e)
+            }
+        }
     }
 
-    /// Kills every process of the unprivileged user (what a harness left
-    /// running, even outside its process group). With `nobody` this reaches
-    /// other runs' harnesses too: call it only when grading is over.
+    /// Ends what `cell`'s harness left: every process of its user (when it
+    /// has one of its own) and its scratch folder; frees its slot.
+    pub fn release(&self, cell: &Cell) {
+        if self.own_users {
+            kill_all_of(cell.uid, cell.gid);
+        }
+        let _ = std::fs::remove_dir_all(&cell.scratch);
+        let mut busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = busy.get_mut(cell.slot as usize) {
+            *b = false;
+        }
+    }
+
+    /// Kills every process of the run's users (with `nobody`, this reaches
+    /// other runs' harnesses too: call it only when grading is over) and
+    /// removes the scratch folders.
     pub fn kill_leftovers(&self) {
-        let (uid, gid) = (self.uid, self.gid);
-        let mut cmd = Command::new("/bin/true");
-        // SAFETY: the closure only makes system calls (setgroups, setgid,
-        // setuid, kill), which are async-signal-safe, between fork and exec.
-        unsafe {
-            std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
-                drop_privileges(uid, gid)?;
-                // As that user, signal -1 reaches every process of the user
-                // but this one.
+        let slots = if self.own_users { SLOTS } else { 1 };
+        for slot in 0..slots {
+            kill_all_of(
+                Uid::from_raw(self.first.0.as_raw() + slot),
+                Gid::from_raw(self.first.1.as_raw() + slot),
+            );
+        }
+        let _ = std::fs::remove_dir_all(&self.scratch_root);
+    }
+}
+
+/// Kills every process of `uid` (but the killer itself), from a process
+/// that became that user: signal -1 reaches exactly those.
+fn kill_all_of(uid: Uid, gid: Gid) {
+    let mut cmd = Command::new("/bin/true");
+    // SAFETY: the closure only makes system calls (setgroups, setgid,
+    // setuid, kill), which are async-signal-safe, between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
+            drop_privileges(uid, gid)?;
+            for _ in 0..2 {
                 let _ = nix::sys::signal::kill(
                     nix::unistd::Pid::from_raw(-1),
                     nix::sys::signal::Signal::SIGKILL,
                 );
-                Ok(())
-            });
-        }
-        let _ = cmd.status();
+            }
+            Ok(())
+        });
     }
+    let _ = cmd.status();
 }
 
 /// Whether a process can drop to `uid`/`gid` here.
@@ -150,7 +254,7 @@ fn drop_privileges(uid: Uid, gid: Gid) -> std::io::Result<()> {
 ///
 /// # Errors
 /// A system call that failed (the spawn then fails and is reported).
-pub fn confine(sandbox: Option<&Sandbox>) -> std::io::Result<()> {
+pub fn confine(sandbox: Option<&Cell>) -> std::io::Result<()> {
     let limit = |r: Resource, n: u64| nix::sys::resource::setrlimit(r, n, n);
     limit(Resource::RLIMIT_AS, MEMORY_BYTES).map_err(std::io::Error::from)?;
     limit(Resource::RLIMIT_FSIZE, FILE_BYTES).map_err(std::io::Error::from)?;
