@@ -59,6 +59,16 @@ pub fn exercise_block(sheet: &Sheet, exercise: Exercise, rerun: &str) -> String 
     }
     let passed = results.iter().filter(|r| r.verdict.passed()).count();
     let (points, max) = Sheet::points_of(results.iter().copied());
+    if passed == results.len() {
+        // Done: one line, so the report leads to what is left.
+        let _ = writeln!(
+            out,
+            "{BOLD}Ejercicio {} · {}{RESET}: {GREEN}✓{RESET} {passed}/{passed} verificaciones · {points}/{max} puntos",
+            exercise.number(),
+            exercise.title()
+        );
+        return out;
+    }
     let _ = writeln!(
         out,
         "{BOLD}Ejercicio {} · {}{RESET}",
@@ -104,19 +114,24 @@ pub fn exercise_done(sheet: &Sheet, exercise: Exercise) -> bool {
     rows.peek().is_some() && rows.all(|r| r.verdict.passed())
 }
 
-/// One exercise's checks: every fixed and model-based check with its
-/// explanation; the whole-scenario checks summed up when they all pass, and
+/// One exercise's checks, when some failed: every failing fixed and
+/// model-based check with its explanation; the failing whole-scenario checks
 /// in one line when a check above already failed (the same cause), so the
-/// first failing check is the one to read.
+/// first failing check is the one to read; everything that passes in one
+/// line.
 fn rows(out: &mut String, results: &[&Row]) {
     let is_scenario = |r: &Row| matches!(r.check.target, CheckTarget::Scenario(_));
     let unit_failed = results
         .iter()
         .any(|r| !is_scenario(r) && !r.verdict.passed());
     let mut fixed_failed = false;
-    for row in results.iter().filter(|r| !is_scenario(r)) {
+    let mut hints: Vec<Option<&String>> = Vec::new();
+    for row in results
+        .iter()
+        .filter(|r| !is_scenario(r) && !r.verdict.passed())
+    {
         let is_model = matches!(row.check.target, CheckTarget::Model(_));
-        if is_model && fixed_failed && !row.verdict.passed() {
+        if is_model && fixed_failed {
             let _ = writeln!(
                 out,
                 "  {RED}✗{RESET} {} ({}/{} pts): la misma causa que arriba; corrígela primero",
@@ -124,14 +139,29 @@ fn rows(out: &mut String, results: &[&Row]) {
             );
             continue;
         }
-        fixed_failed |= !is_model && !row.verdict.passed();
+        // A second check failing with the very hint of one above: the same
+        // mistake, said once.
+        let hint = match &row.verdict {
+            Verdict::Failed { hint, .. } => Some(hint),
+            _ => None,
+        };
+        if hint.is_some() && hints.contains(&hint) {
+            let _ = writeln!(
+                out,
+                "  {RED}✗{RESET} {} ({}/{} pts): la misma causa que arriba",
+                row.check.title, row.points, row.max
+            );
+            continue;
+        }
+        hints.push(hint);
+        fixed_failed |= !is_model;
         row_in_full(out, row);
     }
-    let (failing, passing): (Vec<&Row>, Vec<&Row>) = results
+    let failing: Vec<&Row> = results
         .iter()
         .copied()
-        .filter(|r| is_scenario(r))
-        .partition(|r| !r.verdict.passed());
+        .filter(|r| is_scenario(r) && !r.verdict.passed())
+        .collect();
     if unit_failed && !failing.is_empty() {
         let names: Vec<&str> = failing.iter().map(|r| scenario_name(r)).collect();
         let (points, max) = Sheet::points_of(failing.iter().copied());
@@ -146,14 +176,17 @@ fn rows(out: &mut String, results: &[&Row]) {
             row_in_full(out, row);
         }
     }
-    if !passing.is_empty() {
-        let names: Vec<&str> = passing.iter().map(|r| scenario_name(r)).collect();
-        let (points, max) = Sheet::points_of(passing.iter().copied());
+    let all_passing: Vec<&Row> = results
+        .iter()
+        .copied()
+        .filter(|r| r.verdict.passed())
+        .collect();
+    if !all_passing.is_empty() {
+        let (points, max) = Sheet::points_of(all_passing.iter().copied());
         let _ = writeln!(
             out,
-            "  {GREEN}✓{RESET} {} escenario(s) completos: {} ({points}/{max} pts)",
-            passing.len(),
-            names.join(", ")
+            "  {GREEN}✓{RESET} {} verificación(es) más pasan ({points}/{max} pts)",
+            all_passing.len()
         );
     }
 }
