@@ -366,7 +366,16 @@ fn judge(case: &Case, catalog: &Catalog) -> Result<String, String> {
         return Err(format!("explanation lacks {missing:?}:\n{text}"));
     }
     let all: Vec<&str> = failed.keys().map(String::as_str).collect();
-    Ok(format!("[{}]\n{text}", all.join(", ")))
+    // The model-based check's shrunk counterexample, when it caught it too.
+    let model = failed
+        .iter()
+        .filter(|(id, _)| optional.contains(*id))
+        .map(|(id, v)| match v {
+            Verdict::Counterexample { summary, .. } => format!("\n{id}: {summary}"),
+            other => format!("\n{id}: {other:?}"),
+        })
+        .collect::<String>();
+    Ok(format!("[{}]{model}\n{text}", all.join(", ")))
 }
 
 /// Grades `case`'s mutant and panics unless the judge catches it as the
