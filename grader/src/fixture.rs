@@ -148,7 +148,7 @@ impl Scenario {
     /// Los mismos que [`Scenario::load`], salvo los de lectura del archivo.
     pub fn parse(text: &str, path: &Path) -> Result<Scenario, FixtureError> {
         let raw: RawFixture = toml::from_str(text).map_err(|e| {
-            let t = toml_errors::translate(&e, text);
+            let t = crate::toml_errors::translate(&e, text, &|field| required(field).to_string());
             FixtureError {
                 file: path.to_path_buf(),
                 position: t.position,
@@ -282,6 +282,17 @@ pub fn resolve(name: &str, extra_dirs: &[PathBuf]) -> Result<PathBuf, String> {
         "escenario desconocido «{name}»; los escenarios son: {}",
         known.join(", ")
     ))
+}
+
+/// Lo que debe contener un campo de primer nivel que falta.
+fn required(field: &str) -> &'static str {
+    match field {
+        "title" => "el título de la tabla, un texto entre comillas",
+        "max_attempts" => "un entero entre 1 y 100",
+        "orders" => "la tabla [orders], con `amounts` o con `count`",
+        "losses" => "la tabla [losses], con `script` o con `p_response_lost` y `seed`",
+        _ => "ver fixtures/flota-1000.toml como ejemplo",
+    }
 }
 
 /// El tipo de un error de lectura, en español.
@@ -473,8 +484,6 @@ fn validate(raw: RawFixture, name: String, path: &Path) -> Result<Scenario, Fixt
         show_key_per_attempt: raw.show_key_per_attempt,
     })
 }
-
-mod toml_errors;
 
 #[cfg(test)]
 mod tests;

@@ -22,5 +22,6 @@ pub mod runner;
 pub mod spy;
 pub mod submission;
 pub mod tables;
+pub mod toml_errors;
 pub mod variants;
 pub mod verdict;

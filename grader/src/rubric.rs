@@ -274,12 +274,14 @@ impl Rubric {
             message,
         };
         let raw: RawRubric = toml::from_str(text).map_err(|e| {
-            let position = e.span().map(|s| line_col(text, s.start));
+            let t = crate::toml_errors::translate(&e, text, &|_| {
+                "ver la rúbrica del kit, grader/rubrica.toml".to_string()
+            });
             RubricError {
                 file: file.to_string(),
-                position,
-                field: position.and_then(|(line, _)| field_at(text, line)),
-                message: translate_toml_error(e.message()),
+                position: t.position,
+                field: t.field,
+                message: t.message,
             }
         })?;
         let points = |field: &str, n: i64| -> Result<Points, RubricError> {
@@ -386,75 +388,6 @@ fn check_id(id: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The dotted field defined on 1-based `line` of `text`: the key before its
-/// `=`, under the last `[table]` header above it (`no_listadas.puntos`).
-fn field_at(text: &str, line: usize) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let here = lines.get(line.checked_sub(1)?)?.trim();
-    let (key, _) = here.split_once('=')?;
-    let key = key.trim();
-    let table = lines[..line - 1]
-        .iter()
-        .rev()
-        .map(|l| l.trim())
-        .find(|l| l.starts_with('[') && l.ends_with(']'))
-        .map(|l| l.trim_matches(['[', ']']).trim());
-    Some(match table {
-        Some(t) => format!("{t}.{key}"),
-        None => key.to_string(),
-    })
-}
-
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
-}
-
-/// serde / toml's English messages in Spanish, keeping what they quote.
-fn translate_toml_error(message: &str) -> String {
-    let first = message.trim().lines().next().unwrap_or("").trim();
-    let allowed = |rest: &str| {
-        rest.replace("expected one of ", "")
-            .replace("expected ", "")
-            .replace(" or ", " o ")
-    };
-    if let Some(rest) = first.strip_prefix("unknown field ") {
-        let (field, tail) = rest.split_once(", ").unwrap_or((rest, ""));
-        return format!("campo desconocido {field}; se permiten: {}", allowed(tail));
-    }
-    if let Some(rest) = first.strip_prefix("unknown variant ") {
-        let (value, tail) = rest.split_once(", ").unwrap_or((rest, ""));
-        return format!("valor desconocido {value}; se permiten: {}", allowed(tail));
-    }
-    if let Some(field) = first.strip_prefix("missing field ") {
-        return format!("falta el campo obligatorio {field}");
-    }
-    if let Some(rest) = first
-        .strip_prefix("invalid type: ")
-        .or_else(|| first.strip_prefix("invalid value: "))
-    {
-        let (got, want) = rest.split_once(", expected ").unwrap_or((rest, "?"));
-        let want = match want {
-            "i64" | "an integer" => "un número entero de puntos",
-            "a string" => "un texto entre comillas",
-            "a map" | "struct RawEntry" => "una tabla { puntos = N }",
-            other => other,
-        };
-        return format!("tipo o valor inválido: se esperaba {want}, se leyó {got}");
-    }
-    if first.starts_with("duplicate key") {
-        return format!("clave repetida ({first})");
-    }
-    format!(
-        "error de sintaxis TOML: {}",
-        message.trim().replace('\n', " ")
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -530,11 +463,11 @@ visibilidad = "after_due_date"
             ),
             (
                 MINIMAL.replace("puntos = 2\n", "puntos = \"dos\"\n"),
-                "rúbrica r.toml:11:10, campo `no_listadas.puntos`: tipo o valor inválido: se esperaba un número entero de puntos, se leyó string \"dos\"",
+                "rúbrica r.toml:11:10, campo `no_listadas.puntos`: tipo inválido: se esperaba un número entero, se leyó el texto \"dos\"",
             ),
             (
                 MINIMAL.replace("reconciliacion = 1 ", ""),
-                "rúbrica r.toml:7:10, campo `variantes.puntos`: falta el campo obligatorio `reconciliacion`",
+                "rúbrica r.toml:7:10, campo `variantes.puntos.reconciliacion`: falta; es obligatorio (ver la rúbrica del kit, grader/rubrica.toml)",
             ),
         ];
         for (text, want) in cases {
