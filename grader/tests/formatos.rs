@@ -80,7 +80,7 @@ fn the_solutions_score_100_in_every_format() {
         "Ejercicio 2 · Una idempotency key por operación (cliente de orders): ✓ 13/13 verificaciones · 36/36 puntos",
         "Ejercicio 3 · La reconciliación: intención contra ledger: ✓ 14/14 verificaciones · 28/28 puntos",
     ] {
-        assert!(out.contains(&line), "missing {line:?} in\n{out}");
+        assert!(out.contains(line), "missing {line:?} in\n{out}");
     }
 
     let json = grader(&["--solutions", "--format", "gradescope"]);

@@ -136,10 +136,12 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         out.contains("… PENDIENTE: charge_order todavía es todo!()"),
         "{out}"
     );
+    // The score, then the progress line.
     assert!(
         out.trim_end()
             .lines()
-            .last()
+            .rev()
+            .nth(1)
             .unwrap()
             .starts_with("Puntaje: 0/100 puntos (0/"),
         "{out}"
