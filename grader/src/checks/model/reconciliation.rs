@@ -36,8 +36,8 @@ pub enum Charge {
 pub struct Books {
     /// Amounts of orders 1, 2, … (ids unique).
     pub orders: Vec<Money>,
-    /// Per row: whether it charges an order that does not exist (id 90 +
-    /// its row number), else which order (an index scaled to the number of
+    /// Per row: whether it charges an order that does not exist (id 90 or
+    /// 91, picked by the index), else which order (an index scaled to the number of
     /// orders, so it still names one after shrinking removes others), and
     /// how much.
     pub rows: Vec<(bool, prop::sample::Index, Charge)>,
@@ -71,9 +71,11 @@ impl Books {
                     (Charge::Other(m), _) => m,
                     (_, None) => Money::from_dollars(70),
                 };
+                // Unknown orders are 90 or 91: several rows of one unknown
+                // order, and rows of two.
                 let order_id = match target {
                     Some(t) => OrderId(t as u64 + 1),
-                    None => OrderId(90 + n as u64),
+                    None => OrderId(90 + index.index(2) as u64),
                 };
                 LedgerEntry {
                     key: IdempotencyKey(0x7000 + n as u64),
