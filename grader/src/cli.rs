@@ -33,7 +33,9 @@ use crate::report::Format;
 pub struct Cli {
     /// Verifica la solución de referencia (solutions/) en vez de tu código
     /// (alias: --soluciones).
-    #[arg(long, alias = "soluciones", global = true)]
+    // Hidden from --help: students have no reference (the README's
+    // instructor part documents it).
+    #[arg(long, alias = "soluciones", global = true, hide = true)]
     pub solutions: bool,
 
     /// Límite de tiempo de cada verificación, en segundos; por omisión 5
@@ -133,8 +135,8 @@ pub enum Command {
         next_help_heading = "Opciones"
     )]
     Vigilar,
-    /// Imprime la tabla de un escenario de la lección con tu código (o con
-    /// --solutions) y la compara con la salida esperada.
+    /// Imprime la tabla de un escenario de la lección con tu código y la
+    /// compara con la salida esperada.
     #[command(
         help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
         override_usage = "cargo run -p grader -- escenario [OPCIONES] [NOMBRE]",
@@ -146,8 +148,8 @@ pub enum Command {
         nombre: Option<String>,
     },
     /// El antes y el después del proyecto final: la flota SIN idempotencia y
-    /// CON idempotency_key (tu servidor y tu cliente, o --solutions), lado a
-    /// lado con la diferencia; por omisión flota-1000.
+    /// CON idempotency_key (tu servidor y tu cliente), lado a lado con la
+    /// diferencia; por omisión flota-1000.
     Comparar(CompararArgs),
     /// La flota con varias probabilidades de pérdida (mismas semillas), los
     /// dos mundos, junto al sobrecobro esperado p + p² + … + p^(m−1);

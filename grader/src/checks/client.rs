@@ -52,7 +52,7 @@ fn run_client(h: &dyn Execute, script: Vec<Delivery>, max_attempts: u32) -> Resu
         .ok_or_else(|| runner::unexpected("falta la orden"))?;
     Ok(Run {
         outcome: order.outcome,
-        calls: order.calls,
+        calls: order.calls().collect(),
         issued: order.keys_issued,
     })
 }
@@ -277,12 +277,12 @@ fn distinct_operations(h: &dyn Execute) -> Result<(), Verdict> {
     let (runs, _) = runner::client(h, &fleet, Some(operations.to_vec()))?;
     // The recorded calls through lesson 2's idempotent server.
     let mut server = SpyServer::new(true);
-    for c in runs.iter().flat_map(|r| &r.calls) {
+    for c in runs.iter().flat_map(|r| r.calls()) {
         server.charge(c.key, c.order_id, c.amount);
     }
     let first_keys: Vec<IdempotencyKey> = runs
         .iter()
-        .filter_map(|r| r.calls.first().map(|c| c.key))
+        .filter_map(|r| r.sent.first().map(|s| s.call.key))
         .collect();
     let confirmed = runs
         .iter()

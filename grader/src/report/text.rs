@@ -256,6 +256,9 @@ fn progress(sheet: &Sheet) -> String {
             e.file(),
             e.function()
         ),
+        None if graded.len() == Exercise::ALL.len() && sheet.target == "solutions" => {
+            format!("{head} · la referencia pasa todo")
+        }
         None if graded.len() == Exercise::ALL.len() => format!(
             "{head} · ¡listo! Mira tu flota: `cargo run -p grader -- escenario flota-1000` y `comparar`"
         ),

@@ -103,7 +103,9 @@ impl Execute for HarnessProcess {
                 Ok(Ok(answer)) => results.push(answer),
                 Ok(Err(e)) => {
                     results.push(Err(Verdict::Crashed {
-                        what: format!("respuesta ilegible del harness: {e}"),
+                        what: format!(
+                            "el harness entregó una respuesta ilegible ({e}); ¿tu código escribe líneas que imitan el protocolo del grader?"
+                        ),
                     }));
                     break;
                 }

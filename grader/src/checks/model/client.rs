@@ -5,7 +5,7 @@
 //! operation.
 
 use proptest::prelude::*;
-use protocol::{Call, Job, Observation, OrderRun};
+use protocol::{Call, Job, Observation, OrderRun, Sent};
 use sim::{ChargeId, ChargeOutcome, ChargeResult, ChargeStatus, Delivery, Fleet, KeySource, Money};
 
 use super::{Family, Outcome};
@@ -80,7 +80,10 @@ pub fn model(fleet: &Fleet) -> Vec<OrderRun> {
                         status: ChargeStatus::Captured,
                     }),
                 },
-                calls: vec![call; a.attempts as usize],
+                sent: vec![Sent {
+                    call,
+                    times: a.attempts,
+                }],
                 keys_issued: vec![key],
             }
         })
@@ -204,7 +207,7 @@ fn network(case: &Operations) -> String {
 /// One order's run in words.
 fn describe(run: &OrderRun) -> String {
     let mut keys: Vec<String> = Vec::new();
-    for c in &run.calls {
+    for c in run.calls() {
         let k = c.key.to_string();
         if keys.last() != Some(&k) {
             keys.push(k);
@@ -216,7 +219,7 @@ fn describe(run: &OrderRun) -> String {
     );
     format!(
         "{} intento(s) con key(s) [{}], {} key(s) creada(s), informó attempts={}, {confirmed}",
-        run.calls.len(),
+        run.call_count(),
         keys.join(", "),
         run.keys_issued.len(),
         run.outcome.attempts
@@ -225,21 +228,19 @@ fn describe(run: &OrderRun) -> String {
 
 /// The mistake behind one order's difference.
 fn hint_for(want: &OrderRun, got: &OrderRun, max: u32) -> String {
-    let sent: Vec<_> = got.calls.iter().map(|c| c.key).collect();
-    if got.calls.len() != want.calls.len() {
-        return if got.calls.len() > want.calls.len() && want.outcome.confirmed.is_some() {
+    let sent: Vec<_> = got.calls().map(|c| c.key).collect();
+    let (got_n, want_n) = (got.call_count(), want.call_count());
+    if got_n != want_n {
+        return if got_n > want_n && want.outcome.confirmed.is_some() {
             "la respuesta llegó y aun así reintentó: detente en la primera respuesta que llegue."
                 .to_string()
-        } else if got.calls.len() > max as usize {
+        } else if got_n > u64::from(max) {
             format!(
-                "hizo {} intentos con max_attempts={max}: son como mucho max_attempts intentos, contando el primero.",
-                got.calls.len()
+                "hizo {got_n} intentos con max_attempts={max}: son como mucho max_attempts intentos, contando el primero."
             )
         } else {
             format!(
-                "hizo {} intentos y la red pedía {}: reintenta mientras la respuesta se pierda, hasta max_attempts (contando el primero).",
-                got.calls.len(),
-                want.calls.len()
+                "hizo {got_n} intentos y la red pedía {want_n}: reintenta mientras la respuesta se pierda, hasta max_attempts (contando el primero)."
             )
         };
     }
@@ -269,9 +270,9 @@ mod tests {
             key_seed: 9,
         };
         let runs = model(&case.fleet());
-        assert_eq!(runs[0].calls.len(), 3);
+        assert_eq!(runs[0].call_count(), 3);
         assert_eq!(runs[0].outcome.confirmed.unwrap().charge_id, ChargeId(3));
-        assert_eq!(runs[1].calls.len(), 1);
+        assert_eq!(runs[1].call_count(), 1);
         assert_eq!(runs[1].outcome.confirmed.unwrap().charge_id, ChargeId(4));
         assert_ne!(runs[0].keys_issued, runs[1].keys_issued);
         assert_eq!(network(&case), "perdida ×2, después todas entregadas");
