@@ -131,7 +131,72 @@ pub(crate) fn explain_case(
 ) -> String {
     let mut all = hints(ledger, want, got);
     all.extend(order_hints(orders, ledger, want, got));
+    if all.is_empty()
+        && let Some(hint) = field_hint(want, got)
+    {
+        return hint.to_string();
+    }
     join_hints(all, default)
+}
+
+/// When exactly one field is wrong (the percentage aside when the
+/// overcharge is wrong too), what that field means: a check's own hint
+/// would point at another rule.
+fn field_hint(want: &Reconciliation, got: &Reconciliation) -> Option<&'static str> {
+    let mut wrong = Vec::new();
+    if want.intended != got.intended {
+        wrong.push("intended");
+    }
+    if want.charged != got.charged {
+        wrong.push("charged");
+    }
+    if want.charges != got.charges {
+        wrong.push("charges");
+    }
+    if want.orders_charged_twice_or_more != got.orders_charged_twice_or_more {
+        wrong.push("twice");
+    }
+    if want.orders_never_charged != got.orders_never_charged {
+        wrong.push("never");
+    }
+    if want.unknown_order_rows != got.unknown_order_rows {
+        wrong.push("unknown");
+    }
+    if want.overcharge != got.overcharge {
+        wrong.push("overcharge");
+    }
+    if want.undercharge != got.undercharge {
+        wrong.push("undercharge");
+    }
+    if want.overcharge_pct != got.overcharge_pct && !wrong.contains(&"overcharge") {
+        wrong.push("pct");
+    }
+    let [field] = wrong[..] else {
+        return None;
+    };
+    Some(match field {
+        "intended" => "intended es la suma de los montos de todas las órdenes (la intención).",
+        "charged" => {
+            "charged es la suma de todas las filas del ledger, también las de órdenes desconocidas."
+        }
+        "charges" => "charges es el número de filas del ledger, todas.",
+        "twice" => {
+            "orders_charged_twice_or_more cuenta las órdenes que tienen 2 o más filas en el ledger (\"ordenes cobradas 2+ veces\"): 2 filas ya cuentan, por order id, sin mirar los montos ni las keys."
+        }
+        "never" => "orders_never_charged cuenta las órdenes sin ninguna fila en el ledger.",
+        "unknown" => {
+            "unknown_order_rows cuenta las filas (no los order ids distintos) cuyo order id no está entre las órdenes."
+        }
+        "overcharge" => {
+            "overcharge suma, orden por orden, lo cobrado por encima de su monto: nunca negativo y sin compensar con otras órdenes."
+        }
+        "undercharge" => {
+            "undercharge suma, orden por orden, lo que le faltó cobrar a cada una: nunca negativo y sin compensar con otras órdenes."
+        }
+        _ => {
+            "overcharge_pct es el sobrecobro como porcentaje de la intención: Percent::of(overcharge, intended)."
+        }
+    })
 }
 
 fn join_hints(hints: Vec<String>, default: &str) -> String {

@@ -243,9 +243,7 @@ fn progress(sheet: &Sheet) -> String {
         let (points, max) = sheet.total();
         let names: Vec<&str> = graded.iter().map(|e| e.id()).collect();
         format!(
-            "Progreso: {} de {} ejercicio(s) calificado(s) completo(s) · {points}/{max} puntos de {} (el kit entero vale 100; 130 con variantes ocultas)",
-            done.len(),
-            graded.len(),
+            "Progreso: {} · {points}/{max} de los 100 puntos del kit",
             names.join(", ")
         )
     };
