@@ -178,7 +178,7 @@ impl Verdict {
                 trace,
                 hint,
             } => {
-                let mut lines = vec![format!("contraejemplo mínimo: {summary}")];
+                let mut lines = vec![format!("contraejemplo: {summary}")];
                 lines.extend(trace.iter().map(|l| format!("  {l}")));
                 lines.push(format!("pista: {hint}"));
                 lines

@@ -63,6 +63,12 @@ pub trait Family {
     /// A one-line summary of a case, for the report (`4 llamadas, modo
     /// idempotente`).
     fn describe(&self, case: &Self::Case) -> String;
+    /// Fixed cases too large to generate at random or to shrink, run with
+    /// the random ones; a disagreement on one is reported as it is, when no
+    /// random case disagrees.
+    fn large(&self) -> Vec<Self::Case> {
+        Vec::new()
+    }
 }
 
 /// The 32-byte proptest seed of `seed` for family `tag`.
@@ -127,8 +133,11 @@ pub fn explore<F: Family>(
             }
         }
     }
-    let jobs: Vec<Job> = trees.iter().map(|t| family.job(&t.current())).collect();
-    let answers = h.execute(&jobs);
+    let large = family.large();
+    let mut jobs: Vec<Job> = trees.iter().map(|t| family.job(&t.current())).collect();
+    jobs.extend(large.iter().map(|c| family.job(c)));
+    let mut answers = h.execute(&jobs);
+    let large_answers = answers.split_off(trees.len());
     // The first failing case with the fewest calls is the cheapest to shrink.
     let mut failing: Option<(usize, usize)> = None;
     for (i, (tree, got)) in trees.iter().zip(answers).enumerate() {
@@ -141,6 +150,18 @@ pub fn explore<F: Family>(
         }
     }
     let Some((index, _)) = failing else {
+        for (case, got) in large.iter().zip(large_answers) {
+            if let Outcome::Disagrees { trace, hint } = try_case(family, case, got)? {
+                return Err(Verdict::Counterexample {
+                    summary: format!(
+                        "{} (un caso grande fijo, después de los {cases} aleatorios, semilla {seed}; demasiado grande para reducirlo)",
+                        family.describe(case)
+                    ),
+                    trace,
+                    hint,
+                });
+            }
+        }
         return Ok(());
     };
     let mut tree = trees.swap_remove(index);

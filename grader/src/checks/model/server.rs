@@ -49,6 +49,14 @@ pub fn key(i: usize) -> IdempotencyKey {
     }
 }
 
+/// Distinct keys in the large fixed history.
+const LARGE_KEYS: usize = 5_000;
+
+/// Steps a trace shows in full before and at the first difference; the
+/// calls between are summed up in one line.
+const TRACE_HEAD: usize = 2;
+const TRACE_TAIL: usize = 3;
+
 /// The server family.
 pub struct Server;
 
@@ -93,6 +101,22 @@ impl Family for Server {
                 "tu charge se aparta del de la lección en el paso marcado: sin idempotencia cada llamada cobra; con idempotencia, una key ya guardada es un replay del resultado guardado bajo ESA key, sin tocar el ledger, y una key nueva es un cobro de verdad.".to_string()
             }),
         }
+    }
+
+    /// A store that forgets after some thousands of keys: 5,000 new keys,
+    /// then replays of the first, the second, one in the middle and the
+    /// last.
+    fn large(&self) -> Vec<History> {
+        let mut calls: Vec<(usize, u64, i64)> = (0..LARGE_KEYS)
+            .map(|k| (k, k as u64 % 40 + 1, 100))
+            .collect();
+        for k in [0, 1, LARGE_KEYS / 2, LARGE_KEYS - 1] {
+            calls.push((k, k as u64 % 40 + 1, 100));
+        }
+        vec![History {
+            idempotent: true,
+            calls,
+        }]
     }
 
     fn describe(&self, case: &History) -> String {
@@ -157,18 +181,50 @@ fn trace(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Vec<S
         {
             let mut legend: Vec<(&IdempotencyKey, &String)> = names.iter().collect();
             legend.sort_by_key(|(_, n)| n[1..].parse::<usize>().unwrap_or(0));
-            legend
+            let shown: Vec<String> = legend
                 .iter()
+                .take(8)
                 .map(|(k, n)| format!("{n}={k}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+                .collect();
+            let more = legend.len().saturating_sub(8);
+            if more > 0 {
+                format!("{} … (y {more} más)", shown.join(", "))
+            } else {
+                shown.join(", ")
+            }
         }
     )];
     let parts = (0..calls.len()).find(|&i| got.answers.get(i) != want.answers.get(i));
     let shown = parts.map_or(calls.len(), |i| i + 1);
     let mut model = SpyServer::new(idempotent);
     let mut store: Vec<(IdempotencyKey, ChargeResult)> = Vec::new();
+    // A long history shows its first steps, the step that first used the
+    // parting call's key, and the last steps up to the difference.
+    let first_use = parts.and_then(|p| calls[..p].iter().position(|c| c.key == calls[p].key));
+    let visible = |i: usize| {
+        shown <= TRACE_HEAD + TRACE_TAIL + 2
+            || i < TRACE_HEAD
+            || i + TRACE_TAIL >= shown
+            || Some(i) == first_use
+    };
+    let mut hidden = 0usize;
     for (i, c) in calls.iter().enumerate().take(shown) {
+        if !visible(i) {
+            // The model still plays it: the store and ledger stay right.
+            let before = sim::Payments::ledger(&model).len();
+            let result = sim::Payments::charge(&mut model, c.key, c.order_id, c.amount);
+            if idempotent && sim::Payments::ledger(&model).len() > before {
+                store.push((c.key, result));
+            }
+            hidden += 1;
+            continue;
+        }
+        if hidden > 0 {
+            lines.push(format!(
+                "   … {hidden} llamada(s) en las que tu código y el modelo coinciden …"
+            ));
+            hidden = 0;
+        }
         let before = sim::Payments::ledger(&model).len();
         let result = sim::Payments::charge(&mut model, c.key, c.order_id, c.amount);
         let ledger = sim::Payments::ledger(&model);
@@ -204,11 +260,19 @@ fn trace(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Vec<S
             describe_result(&result),
         ));
         let store_text = if idempotent {
-            store
-                .iter()
-                .map(|(k, r)| format!("{}→{}", name(k), r.charge_id))
-                .collect::<Vec<_>>()
-                .join(", ")
+            let entry =
+                |(k, r): &(IdempotencyKey, ChargeResult)| format!("{}→{}", name(k), r.charge_id);
+            if store.len() <= 6 {
+                store.iter().map(entry).collect::<Vec<_>>().join(", ")
+            } else {
+                format!(
+                    "{} keys: {}, {}, …, {}",
+                    store.len(),
+                    entry(&store[0]),
+                    entry(&store[1]),
+                    entry(&store[store.len() - 1])
+                )
+            }
         } else {
             "no se usa".to_string()
         };
