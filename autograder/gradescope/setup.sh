@@ -48,4 +48,4 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$raiz/target}"
 # El juez y el harness de los stubs, con las mismas opciones con que el juez
 # lo compila: cada entrega solo recompila exercises/ y el harness.
 cargo build -p grader
-cargo build -p harness --bin harness --no-default-features --features exercises
+cargo build -p harness -p grader --bin harness --bin grader --no-default-features --features harness/exercises

@@ -104,11 +104,23 @@ fn cargo_build(root: &Path, which: Implementation) -> Result<PathBuf, Cause> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(root)
-        .args(["build", "--quiet", "--message-format=json", "-p", "harness"])
+        // The judge is named too (a no-op: it is already built), so that
+        // cargo resolves the dependencies' features as in `cargo run -p
+        // grader` and reuses them: only `exercises` and the harness compile.
+        .args([
+            "build",
+            "--quiet",
+            "--message-format=json",
+            "-p",
+            "harness",
+            "-p",
+            "grader",
+        ])
         // The harness in the judge's own profile: `--release` for benchmarks.
         .args(cfg!(not(debug_assertions)).then_some("--release"))
-        .args(["--bin", which.binary()])
-        .args(["--no-default-features", "--features", which.feature()])
+        .args(["--bin", which.binary(), "--bin", "grader"])
+        .args(["--no-default-features", "--features"])
+        .arg(format!("harness/{}", which.feature()))
         .env_clear()
         .stdin(Stdio::null());
     for name in KEPT_ENV {
