@@ -143,33 +143,13 @@ pub(crate) fn explain_case(
 /// overcharge is wrong too), what that field means: a check's own hint
 /// would point at another rule.
 fn field_hint(want: &Reconciliation, got: &Reconciliation) -> Option<&'static str> {
-    let mut wrong = Vec::new();
-    if want.intended != got.intended {
-        wrong.push("intended");
-    }
-    if want.charged != got.charged {
-        wrong.push("charged");
-    }
-    if want.charges != got.charges {
-        wrong.push("charges");
-    }
-    if want.orders_charged_twice_or_more != got.orders_charged_twice_or_more {
-        wrong.push("twice");
-    }
-    if want.orders_never_charged != got.orders_never_charged {
-        wrong.push("never");
-    }
-    if want.unknown_order_rows != got.unknown_order_rows {
-        wrong.push("unknown");
-    }
-    if want.overcharge != got.overcharge {
-        wrong.push("overcharge");
-    }
-    if want.undercharge != got.undercharge {
-        wrong.push("undercharge");
-    }
-    if want.overcharge_pct != got.overcharge_pct && !wrong.contains(&"overcharge") {
-        wrong.push("pct");
+    let (differing, _) = differences(want, got);
+    let mut wrong: Vec<&str> = differing
+        .split(", ")
+        .filter_map(|part| part.split_once('=').map(|(name, _)| name))
+        .collect();
+    if wrong.contains(&"overcharge") {
+        wrong.retain(|f| *f != "overcharge_pct");
     }
     let [field] = wrong[..] else {
         return None;
@@ -180,11 +160,13 @@ fn field_hint(want: &Reconciliation, got: &Reconciliation) -> Option<&'static st
             "charged es la suma de todas las filas del ledger, también las de órdenes desconocidas."
         }
         "charges" => "charges es el número de filas del ledger, todas.",
-        "twice" => {
+        "orders_charged_twice_or_more" => {
             "orders_charged_twice_or_more cuenta las órdenes que tienen 2 o más filas en el ledger (\"ordenes cobradas 2+ veces\"): 2 filas ya cuentan, por order id, sin mirar los montos ni las keys."
         }
-        "never" => "orders_never_charged cuenta las órdenes sin ninguna fila en el ledger.",
-        "unknown" => {
+        "orders_never_charged" => {
+            "orders_never_charged cuenta las órdenes sin ninguna fila en el ledger."
+        }
+        "unknown_order_rows" => {
             "unknown_order_rows cuenta las filas (no los order ids distintos) cuyo order id no está entre las órdenes."
         }
         "overcharge" => {
@@ -193,9 +175,10 @@ fn field_hint(want: &Reconciliation, got: &Reconciliation) -> Option<&'static st
         "undercharge" => {
             "undercharge suma, orden por orden, lo que le faltó cobrar a cada una: nunca negativo y sin compensar con otras órdenes."
         }
-        _ => {
+        "overcharge_pct" => {
             "overcharge_pct es el sobrecobro como porcentaje de la intención: Percent::of(overcharge, intended)."
         }
+        _ => return None,
     })
 }
 
