@@ -7,9 +7,8 @@
 #[path = "../../grader/tests/informes/mod.rs"]
 mod informes;
 
-mod en_proceso;
+mod support;
 
-use en_proceso::{Reconcile, ReferenceExcept};
 use grader::checks::Catalog;
 use grader::report::{self, Format, sheet::Sheet};
 use grader::rubric::{Points, Rubric};
@@ -19,21 +18,20 @@ use informes::{fixtures, gradescope, junit, junit_failure, score_line};
 use sim::{Kit, LedgerEntry, Order, Percent, Reconciliation};
 use solutions::Solutions;
 
-/// The reference, except that the overcharge percentage is taken over
-/// what was charged instead of over the intention.
-struct PercentOfCharged;
-
-impl Reconcile for PercentOfCharged {
-    fn reconcile(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
-        let mut r = Solutions::reconcile(orders, ledger);
-        r.overcharge_pct = Percent::of(r.overcharge, r.charged);
-        r
-    }
+/// The reference's reconciliation, except that the overcharge percentage is
+/// taken over what was charged instead of over the intention.
+fn percent_of_charged(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let mut r = Solutions::reconcile(orders, ledger);
+    r.overcharge_pct = Percent::of(r.overcharge, r.charged);
+    r
 }
 
+kit!(PercentOfCharged {
+    reconcile: percent_of_charged
+});
+
 fn sheet() -> Sheet {
-    let graded =
-        en_proceso::grade::<ReferenceExcept<PercentOfCharged>>(&Catalog::new(fixtures(), &[]));
+    let graded = support::grade_in_process::<PercentOfCharged>(&Catalog::new(fixtures(), &[]));
     Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[])
 }
 

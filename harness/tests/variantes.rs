@@ -7,13 +7,12 @@
 #[path = "../../grader/tests/informes/mod.rs"]
 mod informes;
 
-mod en_proceso;
+mod support;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use clap::Parser;
-use en_proceso::{Reconcile, ReferenceExcept};
 use grader::checks::Catalog;
 use grader::cli::Cli;
 use grader::report::sheet::Sheet;
@@ -57,24 +56,24 @@ fn answers() -> &'static BTreeMap<Fingerprint, Reconciliation> {
 
 /// Correct on tiny inputs, memorized on the kit's fleets, and on any
 /// other fleet the lesson's "one row per order" guess.
-struct Memorized;
-
-impl Reconcile for Memorized {
-    fn reconcile(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
-        if orders.len() <= 10 {
-            return Solutions::reconcile(orders, ledger);
-        }
-        if let Some(r) = answers().get(&fingerprint(orders, ledger)) {
-            return *r;
-        }
-        let mut guess = Solutions::reconcile(orders, &[]);
-        guess.charged = guess.intended;
-        guess.charges = orders.len() as u64;
-        guess.orders_never_charged = 0;
-        guess.undercharge = Money::ZERO;
-        guess
+fn memorized(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    if orders.len() <= 10 {
+        return Solutions::reconcile(orders, ledger);
     }
+    if let Some(r) = answers().get(&fingerprint(orders, ledger)) {
+        return *r;
+    }
+    let mut guess = Solutions::reconcile(orders, &[]);
+    guess.charged = guess.intended;
+    guess.charges = orders.len() as u64;
+    guess.orders_never_charged = 0;
+    guess.undercharge = Money::ZERO;
+    guess
 }
+
+kit!(Memorized {
+    reconcile: memorized
+});
 
 /// Grades `Memorized` with the command line `args` (as the binary would
 /// build its catalog from them).
@@ -87,7 +86,7 @@ fn grade(args: &[String]) -> (Plan, Sheet) {
     scenarios.extend(plan.scenarios());
     let mut catalog = Catalog::new(scenarios, &grader::commands::grade::exercises(&cli));
     catalog.add_model_variants(&plan.variants);
-    let graded = en_proceso::grade::<ReferenceExcept<Memorized>>(&catalog);
+    let graded = support::grade_in_process::<Memorized>(&catalog);
     let sheet = Sheet::new(&graded, &Rubric::kit().unwrap(), &plan, &[]);
     (plan, sheet)
 }
