@@ -52,18 +52,7 @@ fn empaquetar(dest: &Path, env: &[(&str, &str)]) -> Output {
 
 /// A correct server for `exercises/` (the reference's uses crates the
 /// students' crate does not depend on).
-const SERVER_BODY: &str = r#"if self.idempotent {
-            if let Some(saved) = self.store.get(&key) {
-                return *saved;
-            }
-        }
-        let charge_id = sim::ChargeId::next_after(self.ledger.len());
-        self.ledger.push(LedgerEntry { key, order_id, amount, charge_id });
-        let result = ChargeResult { charge_id, amount, status: sim::ChargeStatus::Captured };
-        if self.idempotent {
-            self.store.insert(key, result);
-        }
-        result"#;
+const SERVER_BODY: &str = anidado::CHARGE_BODY;
 
 /// The three solved files: the stub server with [`SERVER_BODY`], the
 /// reference client, and the reference reconciliation on `std`'s `HashMap`.

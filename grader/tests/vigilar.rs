@@ -111,18 +111,7 @@ fn save(kit: &Path, file: &str, stub: &str, body: &str) {
 const CHARGE_STUB: &str = r#"todo!("Ejercicio 1: el cobro idempotente")"#;
 /// An index past the end of the empty ledger: a panic in the student's code.
 const CHARGE_PANICS: &str = "self.ledger[self.ledger.len()];\n        todo!()";
-const CHARGE: &str = r#"if self.idempotent
-            && let Some(saved) = self.store.get(&key)
-        {
-            return *saved;
-        }
-        let charge_id = sim::ChargeId::next_after(self.ledger.len());
-        self.ledger.push(LedgerEntry { key, order_id, amount, charge_id });
-        let result = ChargeResult { charge_id, amount, status: sim::ChargeStatus::Captured };
-        if self.idempotent {
-            self.store.insert(key, result);
-        }
-        result"#;
+const CHARGE: &str = anidado::CHARGE_BODY;
 
 const CLIENT_STUB: &str = r#"todo!("Ejercicio 2: una idempotency key por operación")"#;
 const CLIENT_BROKEN: &str = "server.charge_twice(order)";
