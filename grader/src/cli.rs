@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use std::process::ExitCode;
 
+use clap::builder::{EnumValueParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
 
 use crate::before_after::fleet::FleetArgs;
@@ -54,12 +55,13 @@ pub struct Cli {
     pub fixtures: Vec<PathBuf>,
 
     /// Formato del informe: text (el de siempre), gradescope (results.json)
-    /// o junit (XML); por omisión text (alias: --formato).
+    /// o junit (XML, con `--features junit`); por omisión text (alias:
+    /// --formato).
     #[arg(
         long = "format",
         alias = "formato",
         value_name = "FORMATO",
-        value_enum,
+        value_parser = EnumValueParser::<Format>::new().try_map(Format::available),
         default_value = "text",
         hide_default_value = true,
         hide_possible_values = true

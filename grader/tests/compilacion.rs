@@ -133,13 +133,26 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
         assert!(!out.contains(&root_text));
     }
 
+    // JUnit is the instructors' format, in a judge built with it.
     let o = run(
         &root,
-        &calificar,
-        &["--formato", "junit", "--ejercicio", "cliente"],
+        Path::new(env!("CARGO")),
+        &[
+            "run",
+            "-q",
+            "-p",
+            "grader",
+            "--features",
+            "junit",
+            "--",
+            "--formato",
+            "junit",
+            "--ejercicio",
+            "cliente",
+        ],
         &[],
     );
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     let raw = text(&o.stdout);
     let xml = informes::junit(&raw);
     assert_eq!(xml.test_suites.len(), 1);
@@ -156,6 +169,10 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
         (
             &["--format", "xml"][..],
             "grader: valor inválido para --format <FORMATO>: «xml»; se permiten: text, gradescope, junit. Usa --help para ver las opciones.",
+        ),
+        (
+            &["--formato", "junit"][..],
+            "grader: valor inválido para --format <FORMATO>: «junit» (este juez se compiló sin el formato junit, que es para los instructores; pídelo con `cargo run -p grader --features junit -- --format junit`). Usa --help para ver las opciones.",
         ),
         (
             &["--bogus"][..],

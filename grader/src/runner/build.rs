@@ -121,6 +121,9 @@ fn cargo_build(root: &Path, which: Implementation) -> Result<PathBuf, Cause> {
         .args(["--bin", which.binary(), "--bin", "grader"])
         .args(["--no-default-features", "--features"])
         .arg(format!("harness/{}", which.feature()))
+        // ... and with the judge's own features (`--features junit`; not
+        // `grader/junit`, which names the judge's dev-dependency on itself).
+        .args(cfg!(feature = "junit").then_some("--features=junit"))
         .env_clear()
         .stdin(Stdio::null());
     for name in KEPT_ENV {
