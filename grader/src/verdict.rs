@@ -148,17 +148,31 @@ impl Verdict {
 
     /// The explanation as plain Spanish lines (empty for a pass).
     pub fn explanation(&self) -> Vec<String> {
+        self.explain(true)
+    }
+
+    /// As [`Verdict::explanation`], without the `pista:` line (`vigilar`
+    /// shows the hint when the student asks for it, with `h`).
+    pub fn explanation_without_hint(&self) -> Vec<String> {
+        self.explain(false)
+    }
+
+    fn explain(&self, with_hint: bool) -> Vec<String> {
+        let hint_line = |hint: &str| with_hint.then(|| format!("pista: {hint}"));
         match self {
             Verdict::Passed => Vec::new(),
             Verdict::Failed {
                 expected,
                 got,
                 hint,
-            } => vec![
-                format!("esperado: {expected}"),
-                format!("obtenido: {got}"),
-                format!("pista: {hint}"),
-            ],
+            } => [
+                Some(format!("esperado: {expected}")),
+                Some(format!("obtenido: {got}")),
+                hint_line(hint),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
             Verdict::Pending { location } => {
                 let function = Exercise::from_file(location).map_or("", |e| e.function());
                 vec![format!(
@@ -180,7 +194,7 @@ impl Verdict {
             } => {
                 let mut lines = vec![format!("contraejemplo: {summary}")];
                 lines.extend(trace.iter().map(|l| format!("  {l}")));
-                lines.push(format!("pista: {hint}"));
+                lines.extend(hint_line(hint));
                 lines
             }
             Verdict::NotCompiled { errors } => {

@@ -261,7 +261,7 @@ fn vigilar_follows_the_student_in_tmux() {
         CLIENT_STUB,
         CLIENT_KEY_PER_ATTEMPT,
     );
-    tmux.wait_for(
+    let before = tmux.wait_for(
         "reemplacé el todo!() del cliente por una key por intento",
         &[
             "Progreso: ✓ 1 cobro · ✗ 2 cliente",
@@ -269,8 +269,14 @@ fn vigilar_follows_the_student_in_tmux() {
             "Siguiente: arregla «",
         ],
     );
+    // The hint waits for `h`, and then it is on the screen once.
+    assert!(
+        !before.contains("pista:") && !before.contains("cada reintento llev"),
+        "{before}"
+    );
     tmux.keys("h");
-    tmux.wait_for("la tecla h", &["Pista (2."]);
+    let hint = tmux.wait_for("la tecla h", &["Pista (2."]);
+    assert_eq!(hint.matches("cada reintento llev").count(), 1, "{hint}");
     tmux.keys("n");
     tmux.wait_for("la tecla n", &["Ejercicio 3 · La reconciliación"]);
     tmux.keys("p");
@@ -294,6 +300,27 @@ fn vigilar_follows_the_student_in_tmux() {
         ],
     );
 
+    // q while a grading runs a charge that never returns: vigilar ends at
+    // once, and neither the looping harness nor its private copy stays.
+    let vigilar = vigilar_pid().expect("vigilar corre");
+    let copy = std::env::temp_dir().join(format!("kit-harness-bin-{vigilar}"));
+    save(
+        &kit,
+        "exercises/src/payments_server.rs",
+        CHARGE_STUB,
+        "loop { std::hint::spin_loop() }",
+    );
+    let waiting = Instant::now();
+    while live_processes_under(&copy).is_empty() {
+        assert!(
+            waiting.elapsed() < PATIENCE,
+            "el harness del charge que no termina no arrancó:\n{}",
+            tmux.screen(false)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    tmux.wait_for("guardé un charge que no termina", &["verificando…"]);
+
     tmux.keys("q");
     let quit = Instant::now();
     while tmux.alive() {
@@ -305,4 +332,50 @@ fn vigilar_follows_the_student_in_tmux() {
     }
     let status = std::fs::read_to_string(&status_file).unwrap_or_default();
     assert_eq!(status.trim(), "0", "vigilar terminó con estado {status:?}");
+    let gone = Instant::now();
+    while !live_processes_under(&copy).is_empty() {
+        assert!(
+            gone.elapsed() < Duration::from_secs(5),
+            "quedó corriendo el harness: {:?}",
+            live_processes_under(&copy)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        !copy.exists(),
+        "quedó la copia del harness {}",
+        copy.display()
+    );
+}
+
+/// The process running this test's grader as `grader vigilar`.
+fn vigilar_pid() -> Option<u32> {
+    let wanted = format!("{}\0vigilar\0", env!("CARGO_BIN_EXE_grader"));
+    processes().find(|&pid| {
+        std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted.as_bytes())
+    })
+}
+
+/// Processes (not zombies) whose executable is in `dir`.
+fn live_processes_under(dir: &Path) -> Vec<u32> {
+    processes()
+        .filter(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe.starts_with(dir))
+        })
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                stat.rsplit(") ")
+                    .next()
+                    .is_some_and(|s| !s.starts_with('Z'))
+            })
+        })
+        .collect()
+}
+
+fn processes() -> impl Iterator<Item = u32> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
 }

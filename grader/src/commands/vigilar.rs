@@ -21,8 +21,8 @@ use std::time::Instant;
 use crate::before_after::comparison;
 use crate::before_after::fleet::{self, FleetArgs};
 use crate::cli::Cli;
-use crate::commands::escenario;
 use crate::commands::grade::Setup;
+use crate::commands::{self, escenario};
 use crate::paths;
 use crate::progress::Progress;
 use crate::runner::process::HarnessProcess;
@@ -161,6 +161,8 @@ pub fn run(cli: Cli) -> ExitCode {
         draw(&raw, &state);
     }
     drop(raw);
+    // A grading still running ends with this process; its harness copy too.
+    commands::discard_harness_copy();
     println!("\nvigilar terminó. Para el informe completo: cargo run -p grader");
     ExitCode::SUCCESS
 }

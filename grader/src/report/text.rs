@@ -34,7 +34,7 @@ pub fn render(sheet: &Sheet) -> String {
     for exercise in Exercise::ALL {
         if sheet.of(exercise).next().is_some() {
             out.push('\n');
-            out.push_str(&exercise_block(sheet, exercise, RERUN));
+            out.push_str(&exercise_block(sheet, exercise, RERUN, Hints::Shown));
         }
     }
     let (passed, total) = sheet.passed();
@@ -44,14 +44,25 @@ pub fn render(sheet: &Sheet) -> String {
     out
 }
 
+/// Whether an exercise block shows the hints of its failing checks (the
+/// report) or leaves them for the student to ask for (`vigilar`'s `h`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hints {
+    /// Every failing check with its `pista:` line.
+    Shown,
+    /// No `pista:` lines.
+    OnRequest,
+}
+
 /// What the report tells a student to do after filling in a `todo!()`.
 const RERUN: &str = "vuelve a correr `cargo run -p grader`";
 
 /// One exercise of `sheet` as the report shows it: its title, file and
 /// function, its checks (or the pending `todo!()`, or "no compila"), and its
 /// points; empty when the sheet has no checks of it. `rerun` ends the
-/// pending line ("Complétalo y {rerun}.").
-pub fn exercise_block(sheet: &Sheet, exercise: Exercise, rerun: &str) -> String {
+/// pending line ("Complétalo y {rerun}."); `hints` says whether the failing
+/// checks show their `pista:` lines.
+pub fn exercise_block(sheet: &Sheet, exercise: Exercise, rerun: &str, hints: Hints) -> String {
     let mut out = String::new();
     let results: Vec<&Row> = sheet.of(exercise).collect();
     if results.is_empty() {
@@ -97,7 +108,7 @@ pub fn exercise_block(sheet: &Sheet, exercise: Exercise, rerun: &str) -> String 
             exercise.function()
         );
     } else {
-        rows(&mut out, &results);
+        rows(&mut out, &results, hints);
     }
     let _ = writeln!(
         out,
@@ -119,13 +130,13 @@ pub fn exercise_done(sheet: &Sheet, exercise: Exercise) -> bool {
 /// in one line when a check above already failed (the same cause), so the
 /// first failing check is the one to read; everything that passes in one
 /// line.
-fn rows(out: &mut String, results: &[&Row]) {
+fn rows(out: &mut String, results: &[&Row], hints: Hints) {
     let is_scenario = |r: &Row| matches!(r.check.target, CheckTarget::Scenario(_));
     let unit_failed = results
         .iter()
         .any(|r| !is_scenario(r) && !r.verdict.passed());
     let mut fixed_failed = false;
-    let mut hints: Vec<Option<&String>> = Vec::new();
+    let mut seen_hints: Vec<Option<&String>> = Vec::new();
     for row in results
         .iter()
         .filter(|r| !is_scenario(r) && !r.verdict.passed())
@@ -145,7 +156,7 @@ fn rows(out: &mut String, results: &[&Row]) {
             Verdict::Failed { hint, .. } => Some(hint),
             _ => None,
         };
-        if hint.is_some() && hints.contains(&hint) {
+        if hint.is_some() && seen_hints.contains(&hint) {
             let _ = writeln!(
                 out,
                 "  {RED}✗{RESET} {} ({}/{} pts): la misma causa que arriba",
@@ -153,9 +164,9 @@ fn rows(out: &mut String, results: &[&Row]) {
             );
             continue;
         }
-        hints.push(hint);
+        seen_hints.push(hint);
         fixed_failed |= !is_model;
-        row_in_full(out, row);
+        row_in_full(out, row, hints);
     }
     let failing: Vec<&Row> = results
         .iter()
@@ -173,7 +184,7 @@ fn rows(out: &mut String, results: &[&Row]) {
         );
     } else {
         for row in &failing {
-            row_in_full(out, row);
+            row_in_full(out, row, hints);
         }
     }
     let all_passing: Vec<&Row> = results
@@ -200,7 +211,7 @@ fn scenario_name(row: &Row) -> &str {
 }
 
 /// One check with its mark, points and explanation.
-fn row_in_full(out: &mut String, row: &Row) {
+fn row_in_full(out: &mut String, row: &Row, hints: Hints) {
     let mark = match row.verdict {
         Verdict::Passed => format!("{GREEN}✓{RESET}"),
         Verdict::Pending { .. } => format!("{YELLOW}…{RESET}"),
@@ -211,7 +222,11 @@ fn row_in_full(out: &mut String, row: &Row) {
         "  {mark} {} ({}/{} pts)",
         row.check.title, row.points, row.max
     );
-    for line in row.verdict.explanation().iter().chain(&row.notes) {
+    let explanation = match hints {
+        Hints::Shown => row.verdict.explanation(),
+        Hints::OnRequest => row.verdict.explanation_without_hint(),
+    };
+    for line in explanation.iter().chain(&row.notes) {
         let _ = writeln!(out, "      {line}");
     }
     if matches!(row.verdict, Verdict::TimedOut { .. }) {

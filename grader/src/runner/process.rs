@@ -77,7 +77,7 @@ impl Execute for HarnessProcess {
         if jobs.is_empty() {
             return Vec::new();
         }
-        let (mut child, cell) = match self.spawn() {
+        let (mut child, cell) = match self.spawn(self.cpu_budget(jobs)) {
             Ok(c) => c,
             Err(e) => {
                 let v = Verdict::Crashed {
@@ -162,7 +162,19 @@ impl HarnessProcess {
         }
     }
 
-    fn spawn(&self) -> std::io::Result<(Child, Option<Cell>)> {
+    /// CPU seconds a harness running `jobs` may use: every job's limit,
+    /// on every core, and a second more. It never binds while the judge
+    /// watches the wall clock (see [`sandbox::confine`]).
+    fn cpu_budget(&self, jobs: &[Job]) -> u64 {
+        let wall: Duration = jobs.iter().map(|j| self.limits.of(j)).sum();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+        wall.as_secs()
+            .saturating_add(1)
+            .saturating_mul(cores)
+            .saturating_add(1)
+    }
+
+    fn spawn(&self, cpu_seconds: u64) -> std::io::Result<(Child, Option<Cell>)> {
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args);
         // Nothing of the judge's environment (a secret seed, tokens) reaches
@@ -179,10 +191,10 @@ impl HarnessProcess {
         }
         let confined = cell.clone();
         // SAFETY: `confine` only makes async-signal-safe system calls
-        // (setrlimit, unshare, setgroups, setgid, setuid) between fork and
-        // exec, and allocates nothing.
+        // (setrlimit, unshare, setgroups, setgid, setuid, prctl) between fork
+        // and exec, and allocates nothing.
         unsafe {
-            cmd.pre_exec(move || sandbox::confine(confined.as_ref()));
+            cmd.pre_exec(move || sandbox::confine(confined.as_ref(), cpu_seconds));
         }
         match cmd.spawn() {
             Ok(child) => Ok((child, cell)),

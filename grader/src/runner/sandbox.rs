@@ -249,16 +249,25 @@ fn drop_privileges(uid: Uid, gid: Gid) -> std::io::Result<()> {
     Ok(())
 }
 
-/// What a harness process gets between fork and exec: resource limits, then,
-/// in `sandbox`, a new network namespace and the unprivileged user.
+/// What a harness process gets between fork and exec: resource limits (at
+/// most `cpu_seconds` of CPU time for it and for each process it starts),
+/// then, in `sandbox`, a new network namespace and the unprivileged user, and
+/// last SIGKILL when the judge dies.
+///
+/// The judge stops a harness by wall-clock time long before `cpu_seconds`
+/// (the callers give the sum of the job limits times the cores); the CPU
+/// limit and the parent-death signal are for a judge that is gone (Ctrl-C,
+/// `q` in `vigilar` while grading): a `loop {}` it left behind does not spin
+/// on for ever.
 ///
 /// # Errors
 /// A system call that failed (the spawn then fails and is reported).
-pub fn confine(sandbox: Option<&Cell>) -> std::io::Result<()> {
+pub fn confine(sandbox: Option<&Cell>, cpu_seconds: u64) -> std::io::Result<()> {
     let limit = |r: Resource, n: u64| nix::sys::resource::setrlimit(r, n, n);
     limit(Resource::RLIMIT_AS, MEMORY_BYTES).map_err(std::io::Error::from)?;
     limit(Resource::RLIMIT_FSIZE, FILE_BYTES).map_err(std::io::Error::from)?;
     limit(Resource::RLIMIT_CORE, 0).map_err(std::io::Error::from)?;
+    limit(Resource::RLIMIT_CPU, cpu_seconds).map_err(std::io::Error::from)?;
     if let Some(s) = sandbox {
         limit(Resource::RLIMIT_NPROC, PROCESSES).map_err(std::io::Error::from)?;
         if s.network_isolated {
@@ -266,5 +275,8 @@ pub fn confine(sandbox: Option<&Cell>) -> std::io::Result<()> {
         }
         drop_privileges(s.uid, s.gid)?;
     }
+    // After the change of user, which clears it.
+    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+        .map_err(std::io::Error::from)?;
     Ok(())
 }

@@ -12,7 +12,7 @@ use sim::money::group_thousands;
 
 use crate::before_after::comparison::Worlds;
 use crate::report::sheet::{Row, Sheet};
-use crate::report::text;
+use crate::report::text::{self, Hints};
 use crate::verdict::{Exercise, Verdict};
 
 const GREEN: &str = "\x1b[32m";
@@ -134,7 +134,7 @@ fn body(out: &mut String, g: &Graded, view: View, hint: bool) {
     match view {
         View::Exercise(e) => {
             out.push('\n');
-            out.push_str(&text::exercise_block(sheet, e, RERUN));
+            out.push_str(&text::exercise_block(sheet, e, RERUN, Hints::OnRequest));
             if hint {
                 let _ = writeln!(out, "\n{}", hint_of(sheet, e));
             }
