@@ -136,7 +136,7 @@ fn rows(out: &mut String, results: &[&Row], hints: Hints) {
         .iter()
         .any(|r| !is_scenario(r) && !r.verdict.passed());
     let mut fixed_failed = false;
-    let mut seen_hints: Vec<Option<&String>> = Vec::new();
+    let mut seen_causes: Vec<Option<String>> = Vec::new();
     for row in results
         .iter()
         .filter(|r| !is_scenario(r) && !r.verdict.passed())
@@ -150,13 +150,10 @@ fn rows(out: &mut String, results: &[&Row], hints: Hints) {
             );
             continue;
         }
-        // A second check failing with the very hint of one above: the same
-        // mistake, said once.
-        let hint = match &row.verdict {
-            Verdict::Failed { hint, .. } => Some(hint),
-            _ => None,
-        };
-        if hint.is_some() && seen_hints.contains(&hint) {
+        // A second check failing with the very hint (or panic) of one above:
+        // the same mistake, said once.
+        let cause = same_cause_key(&row.verdict);
+        if cause.is_some() && seen_causes.contains(&cause) {
             let _ = writeln!(
                 out,
                 "  {RED}✗{RESET} {} ({}/{} pts): la misma causa que arriba",
@@ -164,7 +161,7 @@ fn rows(out: &mut String, results: &[&Row], hints: Hints) {
             );
             continue;
         }
-        seen_hints.push(hint);
+        seen_causes.push(cause);
         fixed_failed |= !is_model;
         row_in_full(out, row, hints);
     }
@@ -199,6 +196,16 @@ fn rows(out: &mut String, results: &[&Row], hints: Hints) {
             "  {GREEN}✓{RESET} {} verificación(es) más pasan ({points}/{max} pts)",
             all_passing.len()
         );
+    }
+}
+
+/// What makes two failing checks the same mistake: the hint of a wrong
+/// answer, or the place and message of a panic; `None` for the rest.
+fn same_cause_key(verdict: &Verdict) -> Option<String> {
+    match verdict {
+        Verdict::Failed { hint, .. } => Some(hint.clone()),
+        Verdict::Panicked { message, location } => Some(format!("pánico en {location}: {message}")),
+        _ => None,
     }
 }
 
