@@ -11,17 +11,22 @@ use std::process::ExitCode;
 
 use grader::cli::{self, Command};
 use grader::commands;
+use grader::runner::cleanup;
 
 fn main() -> ExitCode {
     let cli = match cli::parse() {
         Ok(cli) => cli,
         Err(code) => return code,
     };
-    match &cli.command {
+    // Nothing a grading started outlives the judge, however it ends.
+    cleanup::on_signals();
+    let code = match &cli.command {
         None => commands::grade::run(&cli),
         Some(Command::Vigilar) => commands::vigilar::run(cli),
         Some(Command::Escenario { nombre }) => commands::escenario::run(&cli, nombre.as_deref()),
         Some(Command::Comparar(args)) => commands::comparar::run(&cli, args),
         Some(Command::Barrido(args)) => commands::barrido::run(&cli, args),
-    }
+    };
+    cleanup::shutdown();
+    code
 }

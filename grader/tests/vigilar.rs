@@ -1,6 +1,7 @@
 //! `vigilar` as a student uses it: in tmux (120×50), in a copy of the kit,
 //! saving the exercises from another program and pressing keys, reading the
-//! screen with `capture-pane`. Slow (the copy builds its harness after every
+//! screen with `capture-pane`; then `q`, and Ctrl-C on `cargo run -p
+//! grader`, while a hostile charge runs: nothing of the grading stays. Slow (the copy builds its harness after every
 //! save): `cargo test -p grader --test vigilar -- --ignored --nocapture`.
 #![cfg(unix)]
 
@@ -300,25 +301,17 @@ fn vigilar_follows_the_student_in_tmux() {
         ],
     );
 
-    // q while a grading runs a charge that never returns: vigilar ends at
-    // once, and neither the looping harness nor its private copy stays.
+    // q while a grading runs a charge that starts a process of its own
+    // (outside its process group) and never returns: vigilar ends at once,
+    // and nothing of the grading stays.
     let vigilar = vigilar_pid().expect("vigilar corre");
-    let copy = std::env::temp_dir().join(format!("kit-harness-bin-{vigilar}"));
     save(
         &kit,
         "exercises/src/payments_server.rs",
         CHARGE_STUB,
-        "loop { std::hint::spin_loop() }",
+        CHARGE_LEAVES_AND_LOOPS,
     );
-    let waiting = Instant::now();
-    while live_processes_under(&copy).is_empty() {
-        assert!(
-            waiting.elapsed() < PATIENCE,
-            "el harness del charge que no termina no arrancó:\n{}",
-            tmux.screen(false)
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_for_harness(vigilar, || tmux.screen(false));
     tmux.wait_for("guardé un charge que no termina", &["verificando…"]);
 
     tmux.keys("q");
@@ -332,20 +325,100 @@ fn vigilar_follows_the_student_in_tmux() {
     }
     let status = std::fs::read_to_string(&status_file).unwrap_or_default();
     assert_eq!(status.trim(), "0", "vigilar terminó con estado {status:?}");
-    let gone = Instant::now();
-    while !live_processes_under(&copy).is_empty() {
+    assert_nothing_left(vigilar);
+
+    // Ctrl-C (SIGINT) on `cargo run -p grader` while the same charge runs:
+    // the judge ends with 130 and, again, nothing of the grading stays.
+    let judge = Command::new(env!("CARGO_BIN_EXE_grader"))
+        .current_dir(&kit)
+        .env("NO_COLOR", "1")
+        .env("CARGO_MANIFEST_DIR", kit.join("grader"))
+        .env("CARGO_TARGET_DIR", anidado::target())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the grader starts");
+    let mut judge = KillOnDrop(judge);
+    wait_for_harness(judge.0.id(), String::new);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(judge.0.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let status = judge.0.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    assert_nothing_left(judge.0.id());
+}
+
+/// A charge that starts `sleep 3017` in a session of its own, then never
+/// returns.
+const CHARGE_LEAVES_AND_LOOPS: &str = r#"let _ = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("setsid sleep 3017 </dev/null >/dev/null 2>&1 &")
+            .status();
+        loop { std::hint::spin_loop() }"#;
+
+/// Kills the child if the test fails first.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Waits until a harness of judge `pid` runs (`screen` for the message).
+fn wait_for_harness(pid: u32, screen: impl Fn() -> String) {
+    let waiting = Instant::now();
+    while harnesses_of(pid).is_empty() {
         assert!(
-            gone.elapsed() < Duration::from_secs(5),
-            "quedó corriendo el harness: {:?}",
-            live_processes_under(&copy)
+            waiting.elapsed() < PATIENCE,
+            "el harness del charge que no termina no arrancó:\n{}",
+            screen()
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// After judge `pid` ended: no harness of it runs, no folder of it stays in
+/// the temporary folder, and (as root, where the sandbox gives every harness
+/// a user of its own) nothing a harness started runs either.
+fn assert_nothing_left(pid: u32) {
+    let gone = Instant::now();
+    while !harnesses_of(pid).is_empty() || (is_root() && !sleepers().is_empty()) {
+        assert!(
+            gone.elapsed() < Duration::from_secs(5),
+            "quedó corriendo: harness {:?}, sleep 3017 {:?}",
+            harnesses_of(pid),
+            sleepers()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let left: Vec<String> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| {
+            n.starts_with(&format!("kit-harness-bin-{pid}-"))
+                || n.starts_with(&format!("kit-harness-{pid}-"))
+        })
+        .collect();
     assert!(
-        !copy.exists(),
-        "quedó la copia del harness {}",
-        copy.display()
+        left.is_empty(),
+        "quedaron carpetas del juez {pid}: {left:?}"
     );
+    if !is_root() {
+        // Off root there is no sandbox: what a harness started in a session
+        // of its own is out of the judge's reach.
+        for pid in sleepers() {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+    }
+}
+
+fn is_root() -> bool {
+    nix::unistd::Uid::effective().is_root()
 }
 
 /// The process running this test's grader as `grader vigilar`.
@@ -356,14 +429,30 @@ fn vigilar_pid() -> Option<u32> {
     })
 }
 
-/// Processes (not zombies) whose executable is in `dir`.
-fn live_processes_under(dir: &Path) -> Vec<u32> {
-    processes()
-        .filter(|pid| {
-            std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe.starts_with(dir))
+/// Live processes (not zombies) running a harness copy of judge `pid`.
+fn harnesses_of(pid: u32) -> Vec<u32> {
+    let prefix = format!("kit-harness-bin-{pid}-");
+    live(|p| {
+        std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|exe| {
+            exe.parent()
+                .and_then(|d| d.file_name())
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix))
         })
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+    })
+}
+
+/// Live `sleep 3017` processes (what [`CHARGE_LEAVES_AND_LOOPS`] starts).
+fn sleepers() -> Vec<u32> {
+    live(|p| std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| c == b"sleep\x003017\x00"))
+}
+
+/// Live processes (not zombies) for which `wanted` holds.
+fn live(wanted: impl Fn(u32) -> bool) -> Vec<u32> {
+    processes()
+        .filter(|&p| wanted(p))
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|stat| {
                 stat.rsplit(") ")
                     .next()
                     .is_some_and(|s| !s.starts_with('Z'))

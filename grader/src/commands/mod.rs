@@ -15,6 +15,7 @@ use crate::cli::Cli;
 use crate::fixture::FixtureError;
 use crate::paths;
 use crate::runner::build::{self, Implementation};
+use crate::runner::cleanup;
 use crate::runner::diagnostics::Cause;
 use crate::runner::process::{HarnessProcess, TimeLimits};
 use crate::runner::sandbox::Sandbox;
@@ -61,55 +62,26 @@ pub fn harness(cli: &Cli, which: Implementation) -> Result<HarnessProcess, Cause
     // A private copy, taken right after the build: another copy of the kit
     // built into the same target folder (several submissions graded with one
     // CARGO_TARGET_DIR) cannot swap the binary under this run.
-    remove_stale_copies();
-    let owned = std::env::temp_dir().join(format!("{COPY_PREFIX}{}", std::process::id()));
+    cleanup::remove_stale();
+    let sandbox = Sandbox::detect().map_err(Cause::Other)?;
+    // A fresh folder (0711: the sandbox's users may run what is in it, not
+    // list or change it), never a path that might already exist.
+    let owned = cleanup::new_folder(cleanup::COPY_PREFIX, 0o711)
+        .map_err(|e| Cause::Other(format!("no se pudo crear la carpeta del harness: {e}")))?;
     let program = owned.join(which.binary());
-    std::fs::create_dir_all(&owned)
-        .and_then(|()| std::fs::copy(&built, &program))
-        .map_err(|e| Cause::Other(format!("no se pudo copiar el harness compilado: {e}")))?;
+    if let Err(e) = std::fs::copy(&built, &program) {
+        cleanup::remove_folder(&owned);
+        return Err(Cause::Other(format!(
+            "no se pudo copiar el harness compilado: {e}"
+        )));
+    }
     Ok(HarnessProcess {
         program,
         args: Vec::new(),
         limits: TimeLimits::new(cli.timeout),
-        sandbox: Sandbox::detect(),
+        sandbox,
         owned: Some(owned),
     })
-}
-
-/// The private copies of the harness live in `$TMPDIR/kit-harness-bin-PID`.
-const COPY_PREFIX: &str = "kit-harness-bin-";
-
-/// Removes this judge's private copy of the harness, for a command that ends
-/// while a grading may still run on another thread (`q` in `vigilar`): its
-/// harness processes die with the judge (see `runner::sandbox::confine`),
-/// its copy would stay.
-pub fn discard_harness_copy() {
-    let own = std::env::temp_dir().join(format!("{COPY_PREFIX}{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(own);
-}
-
-/// Removes the private copies left by judges that ended without cleaning up
-/// (Ctrl-C, or `q` in `vigilar` while a grading ran): those whose process is
-/// gone. Copies of other users stay where they cannot be removed.
-fn remove_stale_copies() {
-    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(COPY_PREFIX))
-            .and_then(|p| p.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
-            == Err(nix::errno::Errno::ESRCH);
-        if gone && pid > 0 {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
 }
 
 /// Prints on stderr why the harness could not be built, for commands other

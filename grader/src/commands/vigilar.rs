@@ -21,10 +21,11 @@ use std::time::Instant;
 use crate::before_after::comparison;
 use crate::before_after::fleet::{self, FleetArgs};
 use crate::cli::Cli;
+use crate::commands::escenario;
 use crate::commands::grade::Setup;
-use crate::commands::{self, escenario};
 use crate::paths;
 use crate::progress::Progress;
+use crate::runner::cleanup;
 use crate::runner::process::HarnessProcess;
 use crate::verdict::Exercise;
 use screen::{Fleet, Graded, View};
@@ -161,8 +162,9 @@ pub fn run(cli: Cli) -> ExitCode {
         draw(&raw, &state);
     }
     drop(raw);
-    // A grading still running ends with this process; its harness copy too.
-    commands::discard_harness_copy();
+    // A grading may still run: what it started ends now, not with the
+    // process (see runner::cleanup).
+    cleanup::shutdown();
     println!("\nvigilar terminó. Para el informe completo: cargo run -p grader");
     ExitCode::SUCCESS
 }

@@ -5,6 +5,7 @@
 //! that the checks compare with the oracle.
 
 pub mod build;
+pub mod cleanup;
 pub mod diagnostics;
 pub mod process;
 pub mod sandbox;

@@ -15,6 +15,7 @@ use std::time::Duration;
 use protocol::{Answer, Failure, Job, Observation};
 
 use super::Execute;
+use super::cleanup;
 use super::sandbox::{self, Cell, Sandbox};
 use crate::verdict::Verdict;
 
@@ -140,7 +141,7 @@ impl HarnessProcess {
             s.kill_leftovers();
         }
         if let Some(dir) = &self.owned {
-            let _ = std::fs::remove_dir_all(dir);
+            cleanup::remove_folder(dir);
         }
     }
 }
@@ -157,20 +158,23 @@ impl HarnessProcess {
     fn end(&self, child: &mut Child, cell: Option<&Cell>) {
         kill_group(child);
         let _ = child.wait();
+        cleanup::untrack_group(child.id());
         if let (Some(s), Some(cell)) = (self.sandbox, cell) {
             s.release(cell);
         }
     }
 
     /// CPU seconds a harness running `jobs` may use: every job's limit,
-    /// on every core, and a second more. It never binds while the judge
+    /// on twice every core, and a second more. It never binds while the judge
     /// watches the wall clock (see [`sandbox::confine`]).
     fn cpu_budget(&self, jobs: &[Job]) -> u64 {
         let wall: Duration = jobs.iter().map(|j| self.limits.of(j)).sum();
+        // Twice the cores: `available_parallelism` rounds a fractional CPU
+        // quota down.
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
         wall.as_secs()
             .saturating_add(1)
-            .saturating_mul(cores)
+            .saturating_mul(2 * cores)
             .saturating_add(1)
     }
 
@@ -197,7 +201,13 @@ impl HarnessProcess {
             cmd.pre_exec(move || sandbox::confine(confined.as_ref(), cpu_seconds));
         }
         match cmd.spawn() {
-            Ok(child) => Ok((child, cell)),
+            Ok(mut child) => match cleanup::track_group(child.id()) {
+                Ok(()) => Ok((child, cell)),
+                Err(e) => {
+                    self.end(&mut child, cell.as_ref());
+                    Err(e)
+                }
+            },
             Err(e) => {
                 if let (Some(s), Some(c)) = (self.sandbox, &cell) {
                     s.release(c);

@@ -10,18 +10,22 @@
 //! Not root (a student's laptop), the same code path runs without the
 //! privilege drop.
 //!
-//! The scratch folders live in a folder of the judge's (root's, mode 0711):
-//! a harness can empty its own scratch folder but cannot replace it with a
-//! link to somewhere the judge would then hand over with `chown`.
+//! The scratch folders live in a fresh folder of the judge's (root's, mode
+//! 0711, a random name: [`cleanup::new_folder`]): a harness can empty its own
+//! scratch folder but cannot replace it with a link to somewhere the judge
+//! would then hand over with `chown`.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use nix::sched::CloneFlags;
 use nix::sys::resource::Resource;
 use nix::unistd::{Gid, Uid, User};
+
+use super::cleanup;
 
 /// Address-space limit of a harness process: 2 GiB.
 pub const MEMORY_BYTES: u64 = 2 << 30;
@@ -32,6 +36,9 @@ pub const FILE_BYTES: u64 = 64 << 20;
 pub const PROCESSES: u64 = 64;
 /// Users of a run (harness processes alive at once, at most).
 const SLOTS: u32 = 64;
+
+/// The sandbox of this process, made on first use (see [`Sandbox::detect`]).
+static SANDBOX: OnceLock<Result<Option<Sandbox>, String>> = OnceLock::new();
 
 /// The unprivileged identities harness processes run as.
 #[derive(Debug)]
@@ -44,6 +51,8 @@ pub struct Sandbox {
     own_users: bool,
     /// Slots in use.
     busy: Mutex<Vec<bool>>,
+    /// Whether a harness ran since the last [`Sandbox::kill_leftovers`].
+    used: AtomicBool,
     /// The judge's folder (mode 0711) holding each harness's scratch folder.
     pub scratch_root: PathBuf,
     /// Whether a new network namespace can be made here.
@@ -70,14 +79,28 @@ impl Sandbox {
     /// The sandbox when this process runs as root, `None` otherwise (or
     /// when there is no `nobody` user). Logs once on stderr when the
     /// container forbids a network namespace.
-    pub fn detect() -> Option<&'static Sandbox> {
-        static SANDBOX: OnceLock<Option<Sandbox>> = OnceLock::new();
-        SANDBOX.get_or_init(Sandbox::make).as_ref()
+    ///
+    /// # Errors
+    /// As root, when the scratch folder cannot be made: the judge then
+    /// refuses to run student code rather than run it as root.
+    pub fn detect() -> Result<Option<&'static Sandbox>, String> {
+        match SANDBOX.get_or_init(Sandbox::make) {
+            Ok(s) => Ok(s.as_ref()),
+            Err(e) => Err(e.clone()),
+        }
     }
 
-    fn make() -> Option<Sandbox> {
+    /// The sandbox, if [`Sandbox::detect`] has made one (never makes it).
+    pub fn existing() -> Option<&'static Sandbox> {
+        SANDBOX
+            .get()
+            .and_then(|s| s.as_ref().ok())
+            .and_then(Option::as_ref)
+    }
+
+    fn make() -> Result<Option<Sandbox>, String> {
         if !Uid::effective().is_root() {
-            return None;
+            return Ok(None);
         }
         // Users of this run's own, without a name: killing one's processes
         // never touches another harness or another grading run, and the
@@ -93,31 +116,32 @@ impl Sandbox {
         let own = base.filter(|&b| can_become(Uid::from_raw(b), Gid::from_raw(b)));
         let (first, own_users) = match own {
             Some(b) => ((Uid::from_raw(b), Gid::from_raw(b)), true),
-            None => {
-                let nobody = User::from_name("nobody").ok().flatten()?;
-                ((nobody.uid, nobody.gid), false)
-            }
+            None => match User::from_name("nobody").ok().flatten() {
+                Some(nobody) => ((nobody.uid, nobody.gid), false),
+                None => return Ok(None),
+            },
         };
-        let scratch_root = std::env::temp_dir().join(format!("kit-harness-{}", std::process::id()));
-        // A fresh folder of root's: whatever had this name goes first (a
-        // link is removed, not followed).
-        let _ = std::fs::remove_file(&scratch_root);
-        let _ = std::fs::remove_dir_all(&scratch_root);
-        std::fs::create_dir(&scratch_root).ok()?;
-        std::fs::set_permissions(&scratch_root, std::fs::Permissions::from_mode(0o711)).ok()?;
+        // A fresh folder of root's, under a name nobody could prepare.
+        let scratch_root = cleanup::new_folder(cleanup::SCRATCH_PREFIX, 0o711).map_err(|e| {
+            format!(
+                "no se pudo crear la carpeta del sandbox en {}: {e}; el grader no corre código del estudiante como root sin ella",
+                std::env::temp_dir().display()
+            )
+        })?;
         let network_isolated = probe_network_namespace();
         if !network_isolated {
             eprintln!(
                 "grader: este contenedor no permite un espacio de red nuevo (unshare); el código del estudiante corre sin aislamiento de red."
             );
         }
-        Some(Sandbox {
+        Ok(Some(Sandbox {
             first,
             own_users,
             busy: Mutex::new(vec![false; SLOTS as usize]),
+            used: AtomicBool::new(false),
             scratch_root,
             network_isolated,
-        })
+        }))
     }
 
     /// A user and a fresh scratch folder for one harness process.
@@ -132,6 +156,7 @@ impl Sandbox {
                 .position(|b| !b)
                 .ok_or_else(|| std::io::Error::other("demasiados procesos del harness a la vez"))?;
             busy[free] = true;
+            self.used.store(true, Ordering::SeqCst);
             free as u32
         };
         let (uid, gid) = if self.own_users {
@@ -154,7 +179,6 @@ impl Sandbox {
             kill_all_of(uid, gid);
         }
         let made = (|| {
-            std::fs::create_dir_all(&self.scratch_root)?;
             let _ = std::fs::remove_dir_all(&cell.scratch);
             std::fs::create_dir(&cell.scratch)?;
             nix::unistd::chown(&cell.scratch, Some(uid), Some(gid))?;
@@ -184,8 +208,12 @@ impl Sandbox {
 
     /// Kills every process of the run's users (with `nobody`, this reaches
     /// other runs' harnesses too: call it only when grading is over) and
-    /// removes the scratch folders.
+    /// removes the scratch folders (the folder holding them stays until
+    /// [`cleanup::shutdown`]: a later run in this process uses it again).
     pub fn kill_leftovers(&self) {
+        if !self.used.swap(false, Ordering::SeqCst) {
+            return;
+        }
         let slots = if self.own_users { SLOTS } else { 1 };
         for slot in 0..slots {
             kill_all_of(
@@ -193,7 +221,9 @@ impl Sandbox {
                 Gid::from_raw(self.first.1.as_raw() + slot),
             );
         }
-        let _ = std::fs::remove_dir_all(&self.scratch_root);
+        for slot in 0..SLOTS {
+            let _ = std::fs::remove_dir_all(self.scratch_root.join(slot.to_string()));
+        }
     }
 }
 
@@ -255,7 +285,7 @@ fn drop_privileges(uid: Uid, gid: Gid) -> std::io::Result<()> {
 /// last SIGKILL when the judge dies.
 ///
 /// The judge stops a harness by wall-clock time long before `cpu_seconds`
-/// (the callers give the sum of the job limits times the cores); the CPU
+/// (the callers give the sum of the job limits times twice the cores); the CPU
 /// limit and the parent-death signal are for a judge that is gone (Ctrl-C,
 /// `q` in `vigilar` while grading): a `loop {}` it left behind does not spin
 /// on for ever.

@@ -39,6 +39,7 @@ impl RawMode {
     /// When standard input is not a terminal.
     pub fn enter() -> io::Result<RawMode> {
         terminal::enable_raw_mode()?;
+        crate::runner::cleanup::on_signal_restore(restore);
         let _ = execute!(io::stdout(), Hide);
         let colour = anstream::AutoStream::choice(&io::stdout()) != anstream::ColorChoice::Never;
         Ok(RawMode { colour })
@@ -61,9 +62,15 @@ impl RawMode {
 
 impl Drop for RawMode {
     fn drop(&mut self) {
-        let _ = execute!(io::stdout(), Show);
-        let _ = terminal::disable_raw_mode();
+        restore();
     }
+}
+
+/// The terminal as it was: cursor shown, raw mode off. Also what runs when a
+/// signal ends the judge while the screen is in raw mode.
+fn restore() {
+    let _ = execute!(io::stdout(), Show);
+    let _ = terminal::disable_raw_mode();
 }
 
 /// Reads keys until `send` returns false or the terminal fails; run it on
