@@ -166,7 +166,13 @@ fn the_secret_seed_comes_from_a_file_the_grader_deletes() {
     let mut from_file_args = args.to_vec();
     from_file_args.extend(["--archivo-semilla", path]);
     let from_file = grader(&from_file_args);
-    assert_eq!(from_file.status.code(), Some(1), "{}", stderr(&from_file));
+    // 1 with the stubs, 0 once a student has solved exercise 1: this test
+    // is about the seed, not about the student's progress.
+    assert!(
+        matches!(from_file.status.code(), Some(0 | 1)),
+        "{}",
+        stderr(&from_file)
+    );
     assert!(!file.exists(), "the grader left the seed file behind");
     let mut with_flag = args.to_vec();
     with_flag.extend(["--semilla", "99"]);

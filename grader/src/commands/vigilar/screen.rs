@@ -138,7 +138,7 @@ fn body(out: &mut String, g: &Graded, view: View, hint: bool) {
             if hint {
                 let _ = writeln!(out, "\n{}", hint_of(sheet, e));
             }
-            let _ = writeln!(out, "\n{}", next_step(sheet, e));
+            let _ = writeln!(out, "\n{}", next_step(sheet, e, hint));
         }
         View::Fleet => match &g.fleet {
             Some(fleet) => fleet_block(out, fleet),
@@ -181,8 +181,8 @@ fn first_failing(sheet: &Sheet, e: Exercise) -> Option<&Row> {
     sheet.of(e).find(|r| !r.verdict.passed())
 }
 
-/// `Siguiente: …` for the exercise on screen.
-fn next_step(sheet: &Sheet, e: Exercise) -> String {
+/// `Siguiente: …` for the exercise on screen (`hint`: its hint is shown).
+fn next_step(sheet: &Sheet, e: Exercise, hint: bool) -> String {
     if sheet.compile_errors().is_some() {
         return "Siguiente: corrige el primer error del compilador (arriba) y guarda; vuelvo a verificar solo.".to_string();
     }
@@ -193,16 +193,23 @@ fn next_step(sheet: &Sheet, e: Exercise) -> String {
             e.file()
         ),
         Some(row) => format!(
-            "Siguiente: arregla «{}» en {} y guarda · `h` muestra su pista.",
+            "Siguiente: arregla «{}» en {} y guarda · `h` {}.",
             row.check.title,
-            e.file()
+            e.file(),
+            if hint {
+                "oculta la pista"
+            } else {
+                "muestra su pista"
+            }
         ),
         None => match View::first(sheet) {
+            // `n` moves forward, `p` back: the key that goes there.
             View::Exercise(next) => format!(
-                "{GREEN}Este ejercicio pasa.{RESET} Siguiente: Ejercicio {} ({}, {}) · `n` lo muestra.",
+                "{GREEN}Este ejercicio pasa.{RESET} Siguiente: Ejercicio {} ({}, {}) · `{}` lleva hasta él.",
                 next.number(),
                 next.file(),
-                next.function()
+                next.function(),
+                if next.number() > e.number() { 'n' } else { 'p' }
             ),
             View::Fleet => format!(
                 "{GREEN}Los tres ejercicios pasan.{RESET} `n` muestra tu flota de la lección."
