@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         Some(Command::Comparar(args)) => commands::comparar::run(&cli, args),
         Some(Command::Barrido(args)) => commands::barrido::run(&cli, args),
     };
+    cleanup::unless_interrupted();
     cleanup::shutdown();
     code
 }

@@ -1,7 +1,8 @@
 //! `vigilar` as a student uses it: in tmux (120×50), in a copy of the kit,
 //! saving the exercises from another program and pressing keys, reading the
-//! screen with `capture-pane`; then `q`, and Ctrl-C on `cargo run -p
-//! grader`, while a hostile charge runs: nothing of the grading stays. Slow (the copy builds its harness after every
+//! screen with `capture-pane`; then `q`, Ctrl-C and SIGKILL while a hostile
+//! charge runs: nothing of the grading stays (after SIGKILL, once the next
+//! judge has run). Slow (the copy builds its harness after every
 //! save): `cargo test -p grader --test vigilar -- --ignored --nocapture`.
 #![cfg(unix)]
 
@@ -329,16 +330,7 @@ fn vigilar_follows_the_student_in_tmux() {
 
     // Ctrl-C (SIGINT) on `cargo run -p grader` while the same charge runs:
     // the judge ends with 130 and, again, nothing of the grading stays.
-    let judge = Command::new(env!("CARGO_BIN_EXE_grader"))
-        .current_dir(&kit)
-        .env("NO_COLOR", "1")
-        .env("CARGO_MANIFEST_DIR", kit.join("grader"))
-        .env("CARGO_TARGET_DIR", anidado::target())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("the grader starts");
-    let mut judge = KillOnDrop(judge);
+    let mut judge = KillOnDrop(start_judge(&kit, &[]));
     wait_for_harness(judge.0.id(), String::new);
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(judge.0.id() as i32),
@@ -348,6 +340,32 @@ fn vigilar_follows_the_student_in_tmux() {
     let status = judge.0.wait().unwrap();
     assert_eq!(status.code(), Some(130), "{status:?}");
     assert_nothing_left(judge.0.id());
+
+    // SIGKILL, which no judge can handle: its harnesses die with it, and the
+    // next judge removes its folders and (as root) kills what they started.
+    let mut judge = KillOnDrop(start_judge(&kit, &[]));
+    wait_for_harness(judge.0.id(), String::new);
+    judge.0.kill().unwrap();
+    judge.0.wait().unwrap();
+    let next = start_judge(&kit, &["--ejercicio", "reconciliacion"])
+        .wait_with_output()
+        .unwrap();
+    assert_eq!(next.status.code(), Some(0), "{next:?}");
+    assert_nothing_left(judge.0.id());
+}
+
+/// The grader on `kit`, its output discarded.
+fn start_judge(kit: &Path, args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(args)
+        .current_dir(kit)
+        .env("NO_COLOR", "1")
+        .env("CARGO_MANIFEST_DIR", kit.join("grader"))
+        .env("CARGO_TARGET_DIR", anidado::target())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the grader starts")
 }
 
 /// A charge that starts `sleep 3017` in a session of its own, then never

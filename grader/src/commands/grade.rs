@@ -15,7 +15,9 @@ use crate::report::gradescope::FIXED_TIME_ENV;
 use crate::report::sheet::Sheet;
 use crate::rubric::Rubric;
 use crate::runner::build::Implementation;
+use crate::runner::cleanup;
 use crate::runner::process::HarnessProcess;
+use crate::runner::sandbox::Sandbox;
 use crate::variants::Plan;
 use crate::verdict::Exercise;
 use crate::{grading, output, paths, submission};
@@ -29,6 +31,8 @@ pub fn run(cli: &Cli) -> ExitCode {
         Ok(g) => g,
         Err(refusal) => return refusal.exit(),
     };
+    // Ctrl-C cut the checks short: no report of them.
+    cleanup::unless_interrupted();
     let text = report::render(&graded.sheet, cli.format);
     match &cli.output {
         None => output::print_stdout(&text),
@@ -112,6 +116,9 @@ impl Setup {
             .map_err(Refusal)?;
         let rubric =
             Rubric::from_option(cli.rubric.as_ref()).map_err(|e| Refusal(e.to_string()))?;
+        // As root, no sandbox is a refusal of the judge's, before anything
+        // compiles (not a report that blames the student's code).
+        Sandbox::detect().map_err(Refusal)?;
         Ok(Setup {
             catalog,
             plan,

@@ -13,12 +13,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
-use super::sandbox::Sandbox;
+use super::sandbox::{self, Sandbox};
 
 /// Name prefix of the private copies of the harness.
 pub const COPY_PREFIX: &str = "kit-harness-bin-";
@@ -31,6 +31,8 @@ static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// Set by [`shutdown`]: no harness starts any more.
 static STOPPING: AtomicBool = AtomicBool::new(false);
+/// The signal that is ending the judge, 0 for none.
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// What the command on screen restores before the process ends on a signal
 /// (`vigilar`: the terminal's normal mode).
 static RESTORE: Mutex<Option<fn()>> = Mutex::new(None);
@@ -117,6 +119,7 @@ pub fn on_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
+            SIGNAL.store(signal, Ordering::SeqCst);
             shutdown();
             if let Some(restore) = *lock(&RESTORE) {
                 restore();
@@ -126,9 +129,20 @@ pub fn on_signals() {
     });
 }
 
-/// Removes the folders of judges that are gone (their pid is not running):
-/// a judge killed with SIGKILL could not. Folders of other users stay where
-/// they cannot be removed; a link is removed, never followed.
+/// Returns at once, unless a signal is ending the judge: then never (the
+/// signal's thread ends the process). For whatever would write a report or
+/// an exit status: the checks that [`shutdown`] cut short must not be
+/// reported as the student's failures.
+pub fn unless_interrupted() {
+    while SIGNAL.load(Ordering::SeqCst) != 0 {
+        std::thread::park();
+    }
+}
+
+/// Removes the folders of judges that are gone (their pid is not running),
+/// and, as root, kills what their harnesses left running: a judge killed
+/// with SIGKILL could not. Folders of other users stay where they cannot be
+/// removed; a link is removed, never followed.
 pub fn remove_stale() {
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
@@ -141,6 +155,16 @@ pub fn remove_stale() {
         let gone =
             nix::sys::signal::kill(Pid::from_raw(pid), None) == Err(nix::errno::Errno::ESRCH);
         if gone {
+            // A scratch folder of a judge like this one (made by this user,
+            // not planted by student code) means it ran harnesses as its own
+            // users: what they started may still run.
+            let ours = entry.metadata().is_ok_and(|m| {
+                use std::os::unix::fs::MetadataExt;
+                m.is_dir() && m.uid() == nix::unistd::Uid::effective().as_raw()
+            });
+            if ours && name.to_str().is_some_and(|n| !n.starts_with(COPY_PREFIX)) {
+                sandbox::kill_users_of_dead_judge(pid.unsigned_abs());
+            }
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }

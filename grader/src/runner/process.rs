@@ -179,6 +179,9 @@ impl HarnessProcess {
     }
 
     fn spawn(&self, cpu_seconds: u64) -> std::io::Result<(Child, Option<Cell>)> {
+        if cleanup::stopping() {
+            return Err(std::io::Error::other("el grader se está cerrando"));
+        }
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args);
         // Nothing of the judge's environment (a secret seed, tokens) reaches

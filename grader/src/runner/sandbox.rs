@@ -106,14 +106,8 @@ impl Sandbox {
         // never touches another harness or another grading run, and the
         // process limit is one harness's. Where such a user cannot be used
         // (a user namespace that does not map it), `nobody`.
-        let base = std::process::id()
-            .checked_mul(SLOTS)
-            .and_then(|n| n.checked_add(100_000))
-            .filter(|n| {
-                n.checked_add(SLOTS)
-                    .is_some_and(|end| end < i32::MAX as u32)
-            });
-        let own = base.filter(|&b| can_become(Uid::from_raw(b), Gid::from_raw(b)));
+        let own = first_user_of(std::process::id())
+            .filter(|&b| can_become(Uid::from_raw(b), Gid::from_raw(b)));
         let (first, own_users) = match own {
             Some(b) => ((Uid::from_raw(b), Gid::from_raw(b)), true),
             None => match User::from_name("nobody").ok().flatten() {
@@ -224,6 +218,36 @@ impl Sandbox {
         for slot in 0..SLOTS {
             let _ = std::fs::remove_dir_all(self.scratch_root.join(slot.to_string()));
         }
+    }
+}
+
+/// The first of the users of the judge with pid `pid` (100000 + 64 × pid),
+/// when the whole range fits.
+fn first_user_of(pid: u32) -> Option<u32> {
+    pid.checked_mul(SLOTS)
+        .and_then(|n| n.checked_add(100_000))
+        .filter(|n| {
+            n.checked_add(SLOTS)
+                .is_some_and(|end| end < i32::MAX as u32)
+        })
+}
+
+/// Kills every process of the users of the judge with pid `pid`, which is
+/// gone: what its harnesses started when it was killed with SIGKILL (the
+/// harnesses themselves died with it). Only as root; a no-op where those
+/// users cannot be used.
+pub fn kill_users_of_dead_judge(pid: u32) {
+    if !Uid::effective().is_root() || pid == std::process::id() {
+        return;
+    }
+    let Some(first) = first_user_of(pid) else {
+        return;
+    };
+    if !can_become(Uid::from_raw(first), Gid::from_raw(first)) {
+        return;
+    }
+    for slot in 0..SLOTS {
+        kill_all_of(Uid::from_raw(first + slot), Gid::from_raw(first + slot));
     }
 }
 
