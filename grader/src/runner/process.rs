@@ -361,7 +361,13 @@ fn explain_death(status: Option<ExitStatus>, stderr: &str) -> String {
             "el código terminó el proceso con std::process::exit({code}) antes de entregar un resultado"
         ),
         (None, Some(6)) => "abortó (std::process::abort o un error fatal del runtime)".to_string(),
-        (None, Some(9)) => "el sistema lo mató (SIGKILL), probablemente por memoria".to_string(),
+        (None, Some(9)) => {
+            "lo mató SIGKILL: el sistema sin memoria, el límite de tiempo de CPU, o tu propio código (kill -9)"
+                .to_string()
+        }
+        (None, Some(24)) => {
+            "superó el límite de tiempo de CPU (SIGXCPU): ¿hilos que giran sin fin?".to_string()
+        }
         (None, Some(11)) => "violación de segmento (SIGSEGV)".to_string(),
         (None, Some(25)) => format!(
             "escribió un archivo de más de {} MiB (SIGXFSZ)",
