@@ -85,6 +85,14 @@ fn solved_repository(dest: &Path) {
     }
 }
 
+/// A solved repository at `dir` with `exercises/src/FILE` replaced by
+/// `code`; `dir`.
+fn solved_but(dir: &Path, file: &str, code: &str) -> PathBuf {
+    solved_repository(dir);
+    std::fs::write(dir.join("exercises/src").join(file), code).unwrap();
+    dir.to_path_buf()
+}
+
 /// A reconciliation that never ends on the 2,500-order fleet (and only
 /// there: no variant has more than 1,500 orders).
 fn looping_reconciliation() -> String {
@@ -525,26 +533,18 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
             file
         })
         .collect();
-    let broken = subs.join("no-compila");
-    solved_repository(&broken);
-    std::fs::write(broken.join("exercises/src/client.rs"), INCLUDING_CLIENT).unwrap();
-    let looping = subs.join("bucle");
-    solved_repository(&looping);
-    std::fs::write(
-        looping.join("exercises/src/reconciliation.rs"),
-        looping_reconciliation(),
-    )
-    .unwrap();
-    let snooping = subs.join("fisgon");
-    solved_repository(&snooping);
-    std::fs::write(snooping.join("exercises/src/client.rs"), SNOOPING_CLIENT).unwrap();
-    let forging = subs.join("forja");
-    solved_repository(&forging);
-    std::fs::write(
-        forging.join("exercises/src/reconciliation.rs"),
+    let broken = solved_but(&subs.join("no-compila"), "client.rs", INCLUDING_CLIENT);
+    let looping = solved_but(
+        &subs.join("bucle"),
+        "reconciliation.rs",
+        &looping_reconciliation(),
+    );
+    let snooping = solved_but(&subs.join("fisgon"), "client.rs", SNOOPING_CLIENT);
+    let forging = solved_but(
+        &subs.join("forja"),
+        "reconciliation.rs",
         FORGING_RECONCILIATION,
-    )
-    .unwrap();
+    );
     let needs_solutions = subs.join("depende-de-solutions");
     solved_repository(&needs_solutions);
     anidado::depend_on_solutions(&needs_solutions);
@@ -574,20 +574,16 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
         ),
     )
     .unwrap();
-    let results_attack = subs.join("carpeta-de-resultados");
-    solved_repository(&results_attack);
-    std::fs::write(
-        results_attack.join("exercises/src/reconciliation.rs"),
-        with_helpers(RESULTS_RECONCILIATION),
-    )
-    .unwrap();
-    let fork_bomb = subs.join("bomba-de-procesos");
-    solved_repository(&fork_bomb);
-    std::fs::write(
-        fork_bomb.join("exercises/src/client.rs"),
-        FORK_BOMB_CLIENT.replace("@ATTACKS@", ATTACKS),
-    )
-    .unwrap();
+    let results_attack = solved_but(
+        &subs.join("carpeta-de-resultados"),
+        "reconciliation.rs",
+        &with_helpers(RESULTS_RECONCILIATION),
+    );
+    let fork_bomb = solved_but(
+        &subs.join("bomba-de-procesos"),
+        "client.rs",
+        &FORK_BOMB_CLIENT.replace("@ATTACKS@", ATTACKS),
+    );
     let disk = subs.join("disco-lleno");
     solved_repository(&disk);
     let server = disk.join("exercises/src/payments_server.rs");

@@ -78,16 +78,20 @@ fn the_printed_command_reproduces_a_variant_failure_when_run() {
     }
 }
 
+/// One exercise with two hidden variants, in JUnit: the runs that compare
+/// where the secret seed came from.
+const SEED_ARGS: [&str; 6] = [
+    "--ejercicio",
+    "cobro",
+    "--variantes",
+    "2",
+    "--format",
+    "junit",
+];
+
 #[test]
 fn the_secret_seed_comes_from_the_environment() {
-    let args = [
-        "--ejercicio",
-        "cobro",
-        "--variantes",
-        "2",
-        "--format",
-        "junit",
-    ];
+    let args = SEED_ARGS;
     let from_env = grader_with_env(&args, &[("KIT_SEMILLA_SECRETA", "99")]);
     let mut with_flag = args.to_vec();
     with_flag.extend(["--semilla", "99"]);
@@ -155,14 +159,7 @@ fn the_secret_seed_comes_from_a_file_the_grader_deletes() {
     let file = dir.join("semilla");
     let path = file.to_str().unwrap();
     std::fs::write(&file, "99\n").unwrap();
-    let args = [
-        "--ejercicio",
-        "cobro",
-        "--variantes",
-        "2",
-        "--format",
-        "junit",
-    ];
+    let args = SEED_ARGS;
     let mut from_file_args = args.to_vec();
     from_file_args.extend(["--archivo-semilla", path]);
     let from_file = grader(&from_file_args);

@@ -125,30 +125,26 @@ fn draw(
         .light_line_style(RGBColor(242, 242, 242))
         .draw()?;
 
-    chart
-        .draw_series(LineSeries::new(
-            before.iter().copied(),
-            BEFORE.stroke_width(3),
-        ))?
-        .label("Antes: SIN idempotencia (medido)")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], BEFORE.stroke_width(3)));
-    chart.draw_series(
-        before
-            .iter()
-            .map(|&(x, y)| Circle::new((x, y), 4, BEFORE.filled())),
-    )?;
-    chart
-        .draw_series(LineSeries::new(
-            after.iter().copied(),
-            AFTER.stroke_width(3),
-        ))?
-        .label("Después: CON idempotency_key (medido)")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], AFTER.stroke_width(3)));
-    chart.draw_series(
-        after
-            .iter()
-            .map(|&(x, y)| Circle::new((x, y), 4, AFTER.filled())),
-    )?;
+    // The two measured worlds: a line with a dot on every measured point.
+    for (points, colour, label) in [
+        (before, BEFORE, "Antes: SIN idempotencia (medido)"),
+        (after, AFTER, "Después: CON idempotency_key (medido)"),
+    ] {
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                colour.stroke_width(3),
+            ))?
+            .label(label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
+            });
+        chart.draw_series(
+            points
+                .iter()
+                .map(|&(x, y)| Circle::new((x, y), 4, colour.filled())),
+        )?;
+    }
     let expected_label = format!("Esperado por el modelo: {}", sweep::expected_formula(m));
     chart
         .draw_series(DashedLineSeries::new(
