@@ -15,6 +15,7 @@ pub mod grading;
 pub mod oracle;
 pub mod output;
 pub mod paths;
+pub mod policy;
 pub mod progress;
 pub mod report;
 pub mod rubric;

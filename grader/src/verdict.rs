@@ -120,6 +120,13 @@ pub enum Verdict {
         /// What the lesson says about it.
         hint: String,
     },
+    /// The source policy refused the exercise before compiling
+    /// ([`crate::policy`]): its code uses what the exercise does not need,
+    /// so none of its checks ran.
+    Refused {
+        /// One Spanish line per use: file, line, column, what and why.
+        uses: Vec<String>,
+    },
     /// The code did not compile: no check could run.
     NotCompiled {
         /// The compiler's first errors, paths relative to the repository.
@@ -195,6 +202,13 @@ impl Verdict {
                 let mut lines = vec![format!("contraejemplo: {summary}")];
                 lines.extend(trace.iter().map(|l| format!("  {l}")));
                 lines.extend(hint_line(hint));
+                lines
+            }
+            Verdict::Refused { uses } => {
+                let mut lines = vec![
+                    "el juez no califica este ejercicio (0 puntos): tu código usa lo que el ejercicio no necesita (ver «Qué código acepta el juez» en el README):".to_string(),
+                ];
+                lines.extend(uses.iter().map(|u| format!("  {u}")));
                 lines
             }
             Verdict::NotCompiled { errors } => {
