@@ -1,6 +1,7 @@
 //! One grading run: the catalog's checks against one implementation, a few
 //! at a time, each check's jobs in harness processes.
 
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -43,6 +44,21 @@ impl Graded {
 /// Grades the implementation behind `h` (named `target`), `workers` checks
 /// at a time; verdicts come back in catalog order.
 pub fn grade(catalog: &Catalog, h: &dyn Execute, target: &'static str, workers: usize) -> Graded {
+    grade_except(catalog, h, target, workers, &BTreeMap::new())
+}
+
+/// Refusal lines by exercise ([`crate::policy::Review::refused`]).
+pub type Refusals = BTreeMap<Exercise, Vec<String>>;
+
+/// As [`grade`], except that the checks of the exercises in `refused` do
+/// not run: each is [`Verdict::Refused`] with its exercise's lines.
+pub fn grade_except(
+    catalog: &Catalog,
+    h: &dyn Execute,
+    target: &'static str,
+    workers: usize,
+    refused: &Refusals,
+) -> Graded {
     let checks = &catalog.checks;
     let next = AtomicUsize::new(0);
     let verdicts: Mutex<Vec<Option<Verdict>>> = Mutex::new(vec![None; checks.len()]);
@@ -52,7 +68,10 @@ pub fn grade(catalog: &Catalog, h: &dyn Execute, target: &'static str, workers: 
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(check) = checks.get(i) else { break };
-                    let v = catalog.run(h, check);
+                    let v = match refused.get(&check.exercise) {
+                        Some(uses) => Verdict::Refused { uses: uses.clone() },
+                        None => catalog.run(h, check),
+                    };
                     verdicts.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(v);
                 }
             });
@@ -94,5 +113,15 @@ pub fn not_compiled(catalog: &Catalog, target: &'static str, cause: &Cause) -> G
                 )
             })
             .collect(),
+    }
+}
+
+/// Marks every check of the exercises in `refused` [`Verdict::Refused`]
+/// with its exercise's lines (0 points), whatever it was.
+pub fn refuse(graded: &mut Graded, refused: &Refusals) {
+    for (check, verdict) in &mut graded.results {
+        if let Some(uses) = refused.get(&check.exercise) {
+            *verdict = Verdict::Refused { uses: uses.clone() };
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use crate::checks::Catalog;
 use crate::cli::Cli;
-use crate::commands::{chosen, fixture_message, harness};
+use crate::commands::{chosen, fixture_message, harness_without};
 use crate::fixture;
 use crate::report;
 use crate::report::gradescope::FIXED_TIME_ENV;
@@ -16,11 +16,12 @@ use crate::report::sheet::Sheet;
 use crate::rubric::Rubric;
 use crate::runner::build::Implementation;
 use crate::runner::cleanup;
+use crate::runner::diagnostics::Cause;
 use crate::runner::process::HarnessProcess;
 use crate::runner::sandbox::Sandbox;
 use crate::variants::Plan;
 use crate::verdict::Exercise;
-use crate::{grading, output, paths, submission};
+use crate::{grading, output, paths, policy, submission};
 
 /// Grades the implementation `cli` chooses and writes the report
 /// (`--format`, `--output`). Exit 0 when every check passed, 1 otherwise
@@ -111,8 +112,7 @@ impl Setup {
         let mut catalog = Catalog::new(scenarios, &exercises(cli));
         catalog.add_model_variants(&plan.variants);
         let which = chosen(cli).map_err(Refusal)?;
-        let manifest = paths::repo_root().join("exercises").join("Cargo.toml");
-        submission::refuse_solutions_dependency_in(&manifest, "exercises/Cargo.toml")
+        submission::refuse_manifest_of(&paths::repo_root().join("exercises"), "exercises")
             .map_err(Refusal)?;
         let rubric =
             Rubric::from_option(cli.rubric.as_ref()).map_err(|e| Refusal(e.to_string()))?;
@@ -133,13 +133,33 @@ impl Setup {
     pub fn grade(&self, cli: &Cli) -> Run {
         let started = Instant::now();
         let name = self.which.crate_name();
-        let (graded, harness) = match harness(cli, self.which) {
-            Ok(h) => {
-                let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-                (grading::grade(&self.catalog, &h, name, workers), Some(h))
-            }
-            Err(cause) => (grading::not_compiled(&self.catalog, name, &cause), None),
+        // The source policy reads the student's files before anything
+        // compiles; refused exercises are compiled out and not run.
+        let review = match self.which {
+            Implementation::Exercises => policy::review(&paths::repo_root()),
+            Implementation::Solutions => policy::Review::default(),
         };
+        let refused: Vec<Exercise> = review.refused.keys().copied().collect();
+        let built = if review.refuses_all() {
+            None
+        } else {
+            Some(harness_without(cli, self.which, &refused))
+        };
+        let (mut graded, harness) = match built {
+            Some(Ok(h)) => {
+                let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+                let mut graded =
+                    grading::grade_except(&self.catalog, &h, name, workers, &review.refused);
+                grading::refuse(&mut graded, &review.unparsed_refusals());
+                (graded, Some(h))
+            }
+            Some(Err(cause)) => (grading::not_compiled(&self.catalog, name, &cause), None),
+            None => (
+                grading::not_compiled(&self.catalog, name, &Cause::Other(String::new())),
+                None,
+            ),
+        };
+        grading::refuse(&mut graded, &review.refused);
         let mut sheet = Sheet::new(&graded, &self.rubric, &self.plan, &repro_args(cli));
         sheet.elapsed_secs = execution_time(started);
         Run {

@@ -13,7 +13,8 @@ use std::process::ExitCode;
 
 use crate::cli::Cli;
 use crate::fixture::FixtureError;
-use crate::paths;
+use crate::verdict::Exercise;
+use crate::{paths, policy};
 use crate::runner::build::{self, Implementation};
 use crate::runner::cleanup;
 use crate::runner::diagnostics::Cause;
@@ -58,7 +59,31 @@ pub fn chosen(cli: &Cli) -> Result<Implementation, String> {
 /// # Errors
 /// Why the harness could not be built (the compiler's first errors).
 pub fn harness(cli: &Cli, which: Implementation) -> Result<HarnessProcess, Cause> {
-    let built = build::harness(&paths::repo_root(), which)?;
+    harness_without(cli, which, &[])
+}
+
+/// As [`harness`], compiled without the files of the `refused` exercises
+/// (each replaced by [`policy::stub`]): nothing of refused code is compiled
+/// or run. With no refused exercise, the student's workspace is built in
+/// place.
+///
+/// # Errors
+/// As [`harness`].
+pub fn harness_without(
+    cli: &Cli,
+    which: Implementation,
+    refused: &[Exercise],
+) -> Result<HarnessProcess, Cause> {
+    let root = paths::repo_root();
+    let built = if refused.is_empty() {
+        build::harness(&root, which)?
+    } else {
+        let stubs: Vec<(&str, &str)> = refused
+            .iter()
+            .map(|e| (e.file(), policy::stub(*e)))
+            .collect();
+        build::harness_without(&root, which, &stubs).map_err(|cause| without(cause, refused))?
+    };
     // A private copy, taken right after the build: another copy of the kit
     // built into the same target folder (several submissions graded with one
     // CARGO_TARGET_DIR) cannot swap the binary under this run.
@@ -109,4 +134,25 @@ pub fn fixture_failure(e: FixtureError) -> ExitCode {
 pub fn fixture_message(mut e: FixtureError) -> String {
     e.file = paths::display(&e.file).into();
     e.to_string()
+}
+
+/// A build without the refused files that failed: the rest of the code
+/// needs them. The first error says so before the compiler's.
+fn without(cause: Cause, refused: &[Exercise]) -> Cause {
+    let files: Vec<&str> = refused.iter().map(|e| e.file()).collect();
+    let head = format!(
+        "el juez compiló tus demás ejercicios sin {} (rechazado por la política de código) y el resto de tu código no compila sin él:",
+        files.join(" ni ")
+    );
+    match cause {
+        Cause::Compile(mut errors) => {
+            let first = errors.first().cloned().unwrap_or_default();
+            match errors.first_mut() {
+                Some(e) => *e = format!("{head}\n{first}"),
+                None => errors.push(head),
+            }
+            Cause::Compile(errors)
+        }
+        Cause::Other(log) => Cause::Other(format!("{head}\n{log}")),
+    }
 }

@@ -49,6 +49,7 @@ fn case(row: &Row) -> TestCase {
                 Verdict::Panicked { .. } => (NonSuccessKind::Error, "panico"),
                 Verdict::TimedOut { .. } => (NonSuccessKind::Error, "limite-de-tiempo"),
                 Verdict::NotCompiled { .. } => (NonSuccessKind::Error, "no-compila"),
+                Verdict::Refused { .. } => (NonSuccessKind::Failure, "rechazado"),
                 _ => (NonSuccessKind::Error, "proceso-caido"),
             };
             let mut s = TestCaseStatus::non_success(kind);

@@ -205,6 +205,7 @@ fn same_cause_key(verdict: &Verdict) -> Option<String> {
     match verdict {
         Verdict::Failed { hint, .. } => Some(hint.clone()),
         Verdict::Panicked { message, location } => Some(format!("pánico en {location}: {message}")),
+        Verdict::Refused { uses } => Some(uses.join("\n")),
         _ => None,
     }
 }

@@ -64,22 +64,94 @@ const KEPT_ENV: &[&str] = &[
 /// The compiler's first errors (paths relative to `root`) when the code does
 /// not compile, or cargo's own words when it cannot build at all.
 pub fn harness(root: &Path, which: Implementation) -> Result<PathBuf, Cause> {
-    let built = cargo_build(root, which)?;
+    harness_at(root, which, None)
+}
+
+/// As [`harness`], with some of the student's files replaced: the workspace
+/// at `root` is copied (without `target/` and `.git/`) to a temporary
+/// folder, each `(path relative to root, text)` of `replaced` is written
+/// over the copy, and the copy is built into the judge's own target folder
+/// (`CARGO_TARGET_DIR`, else the folder of the running judge), so only the
+/// kit's crates compile again. The judge uses it to compile the exercises
+/// the source policy did not refuse without the refused files
+/// ([`crate::policy::stub`]); the copy is removed after the build.
+///
+/// # Errors
+/// As [`harness`]; a copy that cannot be made is [`Cause::Other`].
+pub fn harness_without(
+    root: &Path,
+    which: Implementation,
+    replaced: &[(&str, &str)],
+) -> Result<PathBuf, Cause> {
+    let fail = |e: std::io::Error| {
+        Cause::Other(format!(
+            "no se pudo preparar la copia sin los archivos rechazados: {e}"
+        ))
+    };
+    let target = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(t) => PathBuf::from(t),
+        None => std::env::current_exe()
+            .map_err(fail)?
+            .parent()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| root.join("target")),
+    };
+    let copy = tempfile::Builder::new()
+        .prefix("kit-sin-rechazados-")
+        .tempdir()
+        .map_err(fail)?;
+    copy_tree(root, copy.path(), &target).map_err(fail)?;
+    for (file, text) in replaced {
+        std::fs::write(copy.path().join(file), text).map_err(fail)?;
+    }
+    harness_at(copy.path(), which, Some(&target))
+}
+
+/// Copies the files and folders under `from` to `to`, except `target/`,
+/// `.git/`, the folder `skip` and symbolic links.
+fn copy_tree(from: &Path, to: &Path, skip: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        let name = entry.file_name();
+        if name == "target" || name == ".git" || path == skip {
+            continue;
+        }
+        if kind.is_dir() {
+            copy_tree(&path, &to.join(&name), skip)?;
+        } else if kind.is_file() {
+            std::fs::copy(&path, to.join(&name))?;
+        }
+    }
+    Ok(())
+}
+
+fn harness_at(root: &Path, which: Implementation, target: Option<&Path>) -> Result<PathBuf, Cause> {
+    let built = cargo_build(root, which, target)?;
+    let Some(folder) = built.parent().and_then(Path::parent) else {
+        return Ok(built);
+    };
+    let marker = folder.join(format!("kit-{}-ultima-copia", which.binary()));
+    if target.is_some() {
+        // A fresh copy (all its files new): built once; the next build in
+        // place must not take the copy's artifacts for its own.
+        let _ = std::fs::remove_file(&marker);
+        return Ok(built);
+    }
     // The target folder remembers which copy of the kit built it last. When
     // another copy did (several submissions graded with one
     // CARGO_TARGET_DIR), cargo may take this copy's older sources for fresh
     // and reuse the other copy's code: touch the student's sources and
     // build again.
-    let Some(target) = built.parent().and_then(Path::parent) else {
-        return Ok(built);
-    };
-    let marker = target.join(format!("kit-{}-ultima-copia", which.binary()));
     let ours = root.to_string_lossy().into_owned();
     if std::fs::read_to_string(&marker).is_ok_and(|last| last == ours) {
         return Ok(built);
     }
     touch_sources(&root.join(which.crate_name()).join("src"));
-    let built = cargo_build(root, which)?;
+    let built = cargo_build(root, which, target)?;
     let _ = std::fs::write(&marker, ours);
     Ok(built)
 }
@@ -100,7 +172,7 @@ fn touch_sources(dir: &Path) {
 }
 
 /// One `cargo build` of the harness; its executable.
-fn cargo_build(root: &Path, which: Implementation) -> Result<PathBuf, Cause> {
+fn cargo_build(root: &Path, which: Implementation, target: Option<&Path>) -> Result<PathBuf, Cause> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(root)
@@ -130,6 +202,9 @@ fn cargo_build(root: &Path, which: Implementation) -> Result<PathBuf, Cause> {
         if let Some(value) = std::env::var_os(name) {
             cmd.env(name, value);
         }
+    }
+    if let Some(target) = target {
+        cmd.env("CARGO_TARGET_DIR", target);
     }
     let output = match cmd.output() {
         Ok(o) => o,
