@@ -63,6 +63,8 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         "grader/tests/plantilla.rs",
         "grader/tests/compilacion.rs",
         "grader/tests/gradescope.rs",
+        "grader/tests/politica.rs",
+        "grader/tests/politica",
     ] {
         assert!(!dir.join(gone).exists(), "{gone} is in the template");
     }
