@@ -30,21 +30,27 @@ const EXE_SERVER: &str = "exercises/src/payments_server.rs:14:5: usa std::env::c
 const EXE_RECONCILE: &str = "exercises/src/reconciliation.rs:9:18: usa std::env::current_exe (el proceso, el entorno, archivos, la red o el sistema operativo): el ejercicio 3 no lo necesita; su resultado depende solo de lo que recibe, nunca del proceso ni de la máquina donde corre";
 
 /// A copy of the kit in a fresh folder anyone may read, with each
-/// `(exercise file, file of tests/politica)` put in place; without
-/// `solutions/` when `template` (as the student template and Gradescope).
+/// `(exercise file, file of tests/politica)` put in place; the student
+/// template (`scripts/plantilla-estudiante`: no `solutions/`, as on
+/// Gradescope) when `template`.
 fn kit(name: &str, files: &[(&str, &str)], template: bool) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("politica-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    copy_repo(&dir);
+    if template {
+        let o = Command::new(anidado::repo().join("scripts/plantilla-estudiante"))
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    } else {
+        std::fs::create_dir_all(&dir).unwrap();
+        copy_repo(&dir);
+    }
     for (target, source) in files {
         let from = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/politica")
             .join(source);
         std::fs::copy(from, dir.join("exercises/src").join(target)).unwrap();
-    }
-    if template {
-        std::fs::remove_dir_all(dir.join("solutions")).unwrap();
     }
     dir
 }
@@ -281,7 +287,11 @@ fn refused_exercises_get_zero_and_the_others_are_graded_as_usual() {
             } else {
                 full[number as usize - 1]
             };
-            assert_eq!(points(&json, number), expected, "{name}, ejercicio {number}");
+            assert_eq!(
+                points(&json, number),
+                expected,
+                "{name}, ejercicio {number}: {json:#}"
+            );
         }
         let outputs: Vec<&str> = json["tests"]
             .as_array()
