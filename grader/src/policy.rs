@@ -198,7 +198,9 @@ impl Kind {
             }
             Kind::Unsafe => "todo se resuelve en Rust seguro",
             Kind::Linker => "nada se enlaza ni se exporta fuera de Rust",
-            Kind::HiddenPath => "escribe la ruta entera (std::collections::HashMap), sin alias ni glob",
+            Kind::HiddenPath => {
+                "escribe la ruta entera (std::collections::HashMap), sin alias ni glob"
+            }
             Kind::OtherStd => {
                 "bastan sim, std::collections, std::fmt, std::cmp, los iteradores y los demás módulos permitidos (ver el README)"
             }
@@ -420,7 +422,7 @@ fn judge_path(segs: &[Segment], tail: Tail) -> Option<(String, Kind)> {
     }
     if !ROOTS.contains(&first) {
         return (tail == Tail::End && TYPE_PROBES.contains(&last))
-            .then(|| (path, Kind::Introspection));
+            .then_some((path, Kind::Introspection));
     }
     let Some((module, _)) = segs.get(1) else {
         return match tail {

@@ -92,7 +92,10 @@ pub fn refuse_solutions_dependency(text: &str, file: &str) -> Result<(), String>
 /// = false`).
 fn build_script_off(text: &str) -> bool {
     toml::from_str::<toml::Table>(text).is_ok_and(|m| {
-        m.get("package").and_then(|p| p.get("build")).and_then(|b| b.as_bool()) == Some(false)
+        m.get("package")
+            .and_then(|p| p.get("build"))
+            .and_then(|b| b.as_bool())
+            == Some(false)
     })
 }
 
@@ -189,15 +192,26 @@ mod tests {
                 "[dependencies]\nsim = { package = \"otro\", path = \"../otro\" }\n",
                 "dependencies.sim",
             ),
-            ("[dependencies]\nsim = { path = \"../sim\" }\n", "dependencies.sim"),
-            ("[build-dependencies]\ncc = \"1\"\n", "build-dependencies.cc"),
-            ("[dev-dependencies]\nproptest = \"1\"\n", "dev-dependencies.proptest"),
+            (
+                "[dependencies]\nsim = { path = \"../sim\" }\n",
+                "dependencies.sim",
+            ),
+            (
+                "[build-dependencies]\ncc = \"1\"\n",
+                "build-dependencies.cc",
+            ),
+            (
+                "[dev-dependencies]\nproptest = \"1\"\n",
+                "dev-dependencies.proptest",
+            ),
         ] {
             let e = refuse_solutions_dependency(&format!("{HEAD}{deps}"), "exercises/Cargo.toml")
                 .unwrap_err();
             assert_eq!(
                 e,
-                format!("exercises/Cargo.toml, campo `{field}`: tu crate solo puede depender de sim (`sim.workspace = true`); el juez no compila código que no revisó. Quita esa dependencia y vuelve a correr el grader")
+                format!(
+                    "exercises/Cargo.toml, campo `{field}`: tu crate solo puede depender de sim (`sim.workspace = true`); el juez no compila código que no revisó. Quita esa dependencia y vuelve a correr el grader"
+                )
             );
         }
         let text = format!("{HEAD}[dependencies]\nsim.workspace = true\n");
@@ -207,9 +221,18 @@ mod tests {
     #[test]
     fn build_scripts_proc_macros_and_other_libraries_are_refused() {
         for (extra, field) in [
-            ("[package]\nname = \"exercises\"\nbuild = \"pre.rs\"\n", "package.build"),
-            ("[package]\nname = \"exercises\"\nbuild = true\n", "package.build"),
-            ("[package]\nname = \"exercises\"\n[lib]\nproc-macro = true\n", "lib.proc-macro"),
+            (
+                "[package]\nname = \"exercises\"\nbuild = \"pre.rs\"\n",
+                "package.build",
+            ),
+            (
+                "[package]\nname = \"exercises\"\nbuild = true\n",
+                "package.build",
+            ),
+            (
+                "[package]\nname = \"exercises\"\n[lib]\nproc-macro = true\n",
+                "lib.proc-macro",
+            ),
             (
                 "[package]\nname = \"exercises\"\n[lib]\npath = \"../solutions/src/lib.rs\"\n",
                 "lib.path",

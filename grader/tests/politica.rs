@@ -211,7 +211,10 @@ fn a_build_script_or_another_dependency_stops_the_judge() {
     let m = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(
         &manifest,
-        m.replace("sim.workspace = true", "sim.workspace = true\nsolutions-copia = { path = \"../mio\" }"),
+        m.replace(
+            "sim.workspace = true",
+            "sim.workspace = true\nsolutions-copia = { path = \"../mio\" }",
+        ),
     )
     .unwrap();
     let out = judge(&root, &[], false);

@@ -13,13 +13,13 @@ use std::process::ExitCode;
 
 use crate::cli::Cli;
 use crate::fixture::FixtureError;
-use crate::verdict::Exercise;
-use crate::{paths, policy};
 use crate::runner::build::{self, Implementation};
 use crate::runner::cleanup;
 use crate::runner::diagnostics::Cause;
 use crate::runner::process::{HarnessProcess, TimeLimits};
 use crate::runner::sandbox::Sandbox;
+use crate::verdict::Exercise;
+use crate::{paths, policy};
 
 /// The implementation the command line chooses.
 ///

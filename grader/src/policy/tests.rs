@@ -32,7 +32,9 @@ fn type_name_is_refused_with_the_whole_line() {
     let src = "use sim::Payments;\n\nfn is_grader<P: Payments>() -> bool {\n    std::any::type_name::<P>().contains(\"Recording\")\n}\n";
     assert_eq!(
         refused(src),
-        ["exercises/src/client.rs:4:5: usa std::any::type_name (introspección de tipos o del ejecutable): el ejercicio 2 no lo necesita; un resultado que cambia según qué tipo o qué programa lo llama no es el comportamiento que se califica"]
+        [
+            "exercises/src/client.rs:4:5: usa std::any::type_name (introspección de tipos o del ejecutable): el ejercicio 2 no lo necesita; un resultado que cambia según qué tipo o qué programa lo llama no es el comportamiento que se califica"
+        ]
     );
 }
 
@@ -46,7 +48,9 @@ fn current_exe_is_refused_with_the_whole_line() {
         .collect();
     assert_eq!(
         lines,
-        ["exercises/src/payments_server.rs:2:15: usa std::env::current_exe (el proceso, el entorno, archivos, la red o el sistema operativo): el ejercicio 1 no lo necesita; su resultado depende solo de lo que recibe, nunca del proceso ni de la máquina donde corre"]
+        [
+            "exercises/src/payments_server.rs:2:15: usa std::env::current_exe (el proceso, el entorno, archivos, la red o el sistema operativo): el ejercicio 1 no lo necesita; su resultado depende solo de lo que recibe, nunca del proceso ni de la máquina donde corre"
+        ]
     );
 }
 
@@ -100,36 +104,86 @@ fn the_process_environment_files_network_and_os_are_refused() {
     for (src, what) in [
         ("fn f() { let _ = std::env::var(\"X\"); }", "std::env::var"),
         ("fn f() { std::process::exit(0); }", "std::process::exit"),
-        ("fn f() { let _ = std::fs::read(\"/etc/shadow\"); }", "std::fs::read"),
-        ("fn f() { let _ = std::net::TcpStream::connect(\"x:1\"); }", "std::net::TcpStream::connect"),
+        (
+            "fn f() { let _ = std::fs::read(\"/etc/shadow\"); }",
+            "std::fs::read",
+        ),
+        (
+            "fn f() { let _ = std::net::TcpStream::connect(\"x:1\"); }",
+            "std::net::TcpStream::connect",
+        ),
         ("fn f() { let _ = std::io::stdin(); }", "std::io::stdin"),
-        ("fn f() { let _ = std::path::Path::new(\"/\"); }", "std::path::Path::new"),
-        ("fn f() { let _ = ::core::ffi::c_int::MAX; }", "core::ffi::c_int::MAX"),
+        (
+            "fn f() { let _ = std::path::Path::new(\"/\"); }",
+            "std::path::Path::new",
+        ),
+        (
+            "fn f() { let _ = ::core::ffi::c_int::MAX; }",
+            "core::ffi::c_int::MAX",
+        ),
     ] {
         let column = src.find(what.split("::").next().unwrap()).unwrap() + 1;
-        assert_eq!(short(src), [format!("1:{column}: usa {what} ({SYSTEM})")], "{src}");
+        assert_eq!(
+            short(src),
+            [format!("1:{column}: usa {what} ({SYSTEM})")],
+            "{src}"
+        );
     }
     assert_eq!(
         short("use std::os::unix::fs::MetadataExt;"),
-        [format!("1:24: usa std::os::unix::fs::MetadataExt ({SYSTEM})")]
+        [format!(
+            "1:24: usa std::os::unix::fs::MetadataExt ({SYSTEM})"
+        )]
     );
 }
 
 #[test]
 fn introspection_is_refused() {
     for (src, at, what) in [
-        ("fn f() { let _ = core::any::TypeId::of::<u8>(); }", 18, "core::any::TypeId::of"),
-        ("fn f() { let _ = std::any::type_name_of_val(&1); }", 18, "std::any::type_name_of_val"),
+        (
+            "fn f() { let _ = core::any::TypeId::of::<u8>(); }",
+            18,
+            "core::any::TypeId::of",
+        ),
+        (
+            "fn f() { let _ = std::any::type_name_of_val(&1); }",
+            18,
+            "std::any::type_name_of_val",
+        ),
         ("fn f() -> usize { size_of::<u8>() }", 19, "size_of"),
-        ("fn f() -> usize { std::mem::size_of_val(&1) }", 19, "std::mem::size_of_val"),
-        ("fn f() { let _ = std::panic::Location::caller(); }", 18, "std::panic::Location::caller"),
-        ("fn f() { let _ = std::backtrace::Backtrace::capture(); }", 18, "std::backtrace::Backtrace::capture"),
-        ("fn f() { let _ = core::intrinsics::type_id::<u8>(); }", 18, "core::intrinsics::type_id"),
+        (
+            "fn f() -> usize { std::mem::size_of_val(&1) }",
+            19,
+            "std::mem::size_of_val",
+        ),
+        (
+            "fn f() { let _ = std::panic::Location::caller(); }",
+            18,
+            "std::panic::Location::caller",
+        ),
+        (
+            "fn f() { let _ = std::backtrace::Backtrace::capture(); }",
+            18,
+            "std::backtrace::Backtrace::capture",
+        ),
+        (
+            "fn f() { let _ = core::intrinsics::type_id::<u8>(); }",
+            18,
+            "core::intrinsics::type_id",
+        ),
         ("fn f() { let _ = file!(); }", 18, "file!"),
         ("fn f() { let _ = module_path!(); }", 18, "module_path!"),
-        ("fn f() { let _ = std::mem::discriminant(&x); }", 18, "std::mem::discriminant"),
+        (
+            "fn f() { let _ = std::mem::discriminant(&x); }",
+            18,
+            "std::mem::discriminant",
+        ),
     ] {
-        assert_eq!(short(src), [format!("1:{at}: usa {what} ({INTRO})")], "{src}");
+        assert_eq!(
+            short(src),
+            [format!("1:{at}: usa {what} ({INTRO})")],
+            "{src}"
+        );
     }
 }
 
@@ -174,7 +228,10 @@ fn unsafe_extern_linker_and_asm_are_refused() {
         short("fn f() { unsafe { g() } }"),
         [format!("1:10: usa unsafe {{ … }} ({unsafe_})")]
     );
-    assert_eq!(short("unsafe fn g() {}"), [format!("1:1: usa unsafe fn g ({unsafe_})")]);
+    assert_eq!(
+        short("unsafe fn g() {}"),
+        [format!("1:1: usa unsafe fn g ({unsafe_})")]
+    );
     assert_eq!(
         short("unsafe impl Send for X {}\nunsafe trait T {}"),
         [
@@ -229,10 +286,22 @@ fn unsafe_extern_linker_and_asm_are_refused() {
 
 #[test]
 fn renames_globs_and_groups_do_not_hide_a_path() {
-    assert_eq!(short("use std as s;"), [format!("1:5: usa use std as s ({HIDDEN})")]);
-    assert_eq!(short("use ::core as c;"), [format!("1:7: usa use core as c ({HIDDEN})")]);
-    assert_eq!(short("use std::{self as s};"), [format!("1:11: usa use std as s ({HIDDEN})")]);
-    assert_eq!(short("use std::*;"), [format!("1:5: usa std::* ({HIDDEN})")]);
+    assert_eq!(
+        short("use std as s;"),
+        [format!("1:5: usa use std as s ({HIDDEN})")]
+    );
+    assert_eq!(
+        short("use ::core as c;"),
+        [format!("1:7: usa use core as c ({HIDDEN})")]
+    );
+    assert_eq!(
+        short("use std::{self as s};"),
+        [format!("1:11: usa use std as s ({HIDDEN})")]
+    );
+    assert_eq!(
+        short("use std::*;"),
+        [format!("1:5: usa std::* ({HIDDEN})")]
+    );
     assert_eq!(
         short("use std::{env as e, collections::HashMap};\nfn f() { e::var(\"X\"); }"),
         [format!("1:11: usa std::env ({SYSTEM})")]
@@ -248,8 +317,14 @@ fn renames_globs_and_groups_do_not_hide_a_path() {
         short("use std::mem::{take, size_of};"),
         [format!("1:22: usa std::mem::size_of ({INTRO})")]
     );
-    assert_eq!(short("use std::mem;"), [format!("1:10: usa std::mem ({INTRO})")]);
-    assert_eq!(short("use std::mem::*;"), [format!("1:10: usa std::mem::* ({INTRO})")]);
+    assert_eq!(
+        short("use std::mem;"),
+        [format!("1:10: usa std::mem ({INTRO})")]
+    );
+    assert_eq!(
+        short("use std::mem::*;"),
+        [format!("1:10: usa std::mem::* ({INTRO})")]
+    );
     assert_eq!(
         short("fn f() { let _ = r#std::env::args(); }"),
         [format!("1:18: usa std::env::args ({SYSTEM})")]
@@ -376,7 +451,10 @@ mod tests {
 fn each_file_refuses_the_exercises_it_reaches() {
     assert_eq!(owners("exercises/src/client.rs"), [Exercise::Cliente]);
     assert_eq!(owners("exercises/src/client/util.rs"), [Exercise::Cliente]);
-    assert_eq!(owners("exercises/src/payments_server.rs"), [Exercise::Cobro]);
+    assert_eq!(
+        owners("exercises/src/payments_server.rs"),
+        [Exercise::Cobro]
+    );
     assert_eq!(
         owners("exercises/src/reconciliation.rs"),
         [Exercise::Reconciliacion]

@@ -172,7 +172,11 @@ fn touch_sources(dir: &Path) {
 }
 
 /// One `cargo build` of the harness; its executable.
-fn cargo_build(root: &Path, which: Implementation, target: Option<&Path>) -> Result<PathBuf, Cause> {
+fn cargo_build(
+    root: &Path,
+    which: Implementation,
+    target: Option<&Path>,
+) -> Result<PathBuf, Cause> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(root)
