@@ -361,7 +361,7 @@ fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>, links: &mut Vec<std::pa
             links.push(path);
         } else if kind.is_dir() {
             walk(&path, files, links);
-        } else if path.extension().is_some_and(|x| x == "rs") {
+        } else if kind.is_file() && path.extension().is_some_and(|x| x == "rs") {
             files.push(path);
         }
     }
