@@ -125,3 +125,20 @@ pub fn refuse(graded: &mut Graded, refused: &Refusals) {
         }
     }
 }
+
+/// The result of a run the source policy refused whole: nothing compiled,
+/// every check [`Verdict::Refused`] with its exercise's lines (`refused`
+/// holds every exercise of the catalog).
+pub fn all_refused(catalog: &Catalog, target: &'static str, refused: &Refusals) -> Graded {
+    Graded {
+        target,
+        results: catalog
+            .checks
+            .iter()
+            .map(|c| {
+                let uses = refused.get(&c.exercise).cloned().unwrap_or_default();
+                (c.clone(), Verdict::Refused { uses })
+            })
+            .collect(),
+    }
+}

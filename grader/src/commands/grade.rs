@@ -16,7 +16,6 @@ use crate::report::sheet::Sheet;
 use crate::rubric::Rubric;
 use crate::runner::build::Implementation;
 use crate::runner::cleanup;
-use crate::runner::diagnostics::Cause;
 use crate::runner::process::HarnessProcess;
 use crate::runner::sandbox::Sandbox;
 use crate::variants::Plan;
@@ -25,8 +24,9 @@ use crate::{grading, output, paths, policy, submission};
 
 /// Grades the implementation `cli` chooses and writes the report
 /// (`--format`, `--output`). Exit 0 when every check passed, 1 otherwise
-/// (also when the code does not compile), 2 for bad fixtures, rubric,
-/// variants or an `exercises` crate that depends on `solutions`.
+/// (also when the code does not compile or the source policy refuses an
+/// exercise), 2 for bad fixtures, rubric, variants or an `exercises`
+/// manifest that depends on anything but `sim` or has a build script.
 pub fn run(cli: &Cli) -> ExitCode {
     let graded = match grade(cli) {
         Ok(g) => g,
@@ -102,8 +102,8 @@ impl Setup {
     ///
     /// # Errors
     /// A [`Refusal`] for bad fixtures, variants, rubric, `--solutions` in
-    /// the student template or an `exercises` crate that depends on
-    /// `solutions`.
+    /// the student template or an `exercises` manifest that
+    /// [`submission::refuse_manifest_of`] refuses.
     pub fn load(cli: &Cli) -> Result<Setup, Refusal> {
         let mut scenarios =
             fixture::load_all(&cli.fixtures).map_err(|e| Refusal(fixture_message(e)))?;
@@ -127,9 +127,11 @@ impl Setup {
         })
     }
 
-    /// Builds the harness, runs every check and scores the verdicts. Code
-    /// that does not compile is an ordinary run (every check
-    /// [`crate::verdict::Verdict::NotCompiled`]).
+    /// Reviews the student's sources ([`policy::review`]), builds the
+    /// harness without the refused exercises, runs every other check and
+    /// scores the verdicts. Code that does not compile is an ordinary run
+    /// (every check [`crate::verdict::Verdict::NotCompiled`]); a refused
+    /// exercise's checks are [`crate::verdict::Verdict::Refused`].
     pub fn grade(&self, cli: &Cli) -> Run {
         let started = Instant::now();
         let name = self.which.crate_name();
@@ -155,7 +157,7 @@ impl Setup {
             }
             Some(Err(cause)) => (grading::not_compiled(&self.catalog, name, &cause), None),
             None => (
-                grading::not_compiled(&self.catalog, name, &Cause::Other(String::new())),
+                grading::all_refused(&self.catalog, name, &review.refused),
                 None,
             ),
         };

@@ -236,6 +236,10 @@ fn hint_of(sheet: &Sheet, e: Exercise) -> String {
             "lee el primer error del compilador (arriba): dice el archivo, la línea y qué esperaba."
                 .to_string()
         }
+        Verdict::Refused { .. } => {
+            "quita lo que señalan las líneas de arriba (archivo:línea:columna): el ejercicio no lo necesita (ver «Qué código acepta el juez» en el README)."
+                .to_string()
+        }
         other => other.explanation().join(" "),
     };
     format!(
