@@ -294,6 +294,19 @@ pub fn line(shown: &str, u: &Use, exercise: Option<Exercise>) -> String {
     )
 }
 
+/// The variable that turns the policy off, for the kit's own tests of the
+/// sandbox and of the judge's clean-up (their student code does on purpose
+/// what the policy refuses, to show that the second wall holds alone). It
+/// is read from the judge's own environment, which student code never
+/// sets on a graded path: Gradescope's and the instructor's workflow's
+/// environment is theirs, and the judge reads it before compiling anything.
+pub const OFF_ENV: &str = "KIT_SIN_POLITICA";
+
+/// Whether [`OFF_ENV`] is set to `1`.
+pub fn turned_off() -> bool {
+    std::env::var(OFF_ENV).is_ok_and(|v| v == "1")
+}
+
 /// Reviews every `.rs` file under `root/exercises/src` (recursively; shown
 /// relative to `root`). A symbolic link there is refused for every
 /// exercise: it could point anywhere.

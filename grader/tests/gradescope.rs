@@ -420,9 +420,19 @@ impl Graded {
 /// Grades `submission` (whose contents go to `submission/`) with `zip` in
 /// the layout at `root`, through `probar`; the seed must show nowhere.
 fn grade(label: &str, zip: &Path, root: &Path, submission: &[&Path]) -> Graded {
+    grade_with(label, zip, root, submission, false)
+}
+
+/// As [`grade`]; without the source policy unless `policy` (the attacks
+/// here do on purpose what it refuses, to show that the sandbox holds on
+/// its own).
+fn grade_with(label: &str, zip: &Path, root: &Path, submission: &[&Path], policy: bool) -> Graded {
     let started = Instant::now();
     let mut cmd = Command::new(repo().join("autograder/gradescope/probar"));
     cmd.arg("--raiz").arg(root).arg(zip).args(submission);
+    if !policy {
+        cmd.env("KIT_SIN_POLITICA", "1");
+    }
     let o = cmd
         .env("CARGO_TARGET_DIR", anidado::target())
         .output()
@@ -667,6 +677,31 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
         "{out}"
     );
     assert!(out.contains("--> exercises/src/client.rs:"), "{out}");
+    // With the source policy (as Gradescope grades): the client is refused
+    // before anything compiles, the other two exercises score.
+    let g = grade_with(
+        "#[path] into solutions, policy on",
+        &zip,
+        &a,
+        &[&broken],
+        true,
+    );
+    assert_eq!(
+        (g.score(), g.max()),
+        (130.0 - 36.0 - 10.0, 130.0),
+        "{}",
+        g.results
+    );
+    assert!(g.failed().iter().all(|t| t.starts_with("cliente/")));
+    let out = g.output_of("cliente/flota-1000");
+    assert!(
+        out.starts_with("el juez no califica este ejercicio (0 puntos)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("exercises/src/client.rs:") && out.contains(": usa #[path] (lectura de archivos o del entorno al compilar): el ejercicio 2 no lo necesita;"),
+        "{out}"
+    );
 
     // An endless loop in one check: that check times out, the rest pass.
     let g = grade("endless loop", &zip, &a, &[&looping]);

@@ -156,3 +156,24 @@ fn without(cause: Cause, refused: &[Exercise]) -> Cause {
         Cause::Other(log) => Cause::Other(format!("{head}\n{log}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_without_the_refused_files_says_why_before_the_compilers_error() {
+        let cause = Cause::Compile(vec![
+            "error[E0425]: cannot find function `helper` in module `client`\n --> exercises/src/reconciliation.rs:3:13".to_string(),
+        ]);
+        let Cause::Compile(errors) = without(cause, &[Exercise::Cliente]) else {
+            panic!("a compile error stays one");
+        };
+        assert_eq!(
+            errors,
+            [
+                "el juez compiló tus demás ejercicios sin exercises/src/client.rs (rechazado por la política de código) y el resto de tu código no compila sin él:\nerror[E0425]: cannot find function `helper` in module `client`\n --> exercises/src/reconciliation.rs:3:13"
+            ]
+        );
+    }
+}

@@ -241,6 +241,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_copy_leaves_out_build_folders_git_and_links() {
+        let from = tempfile::tempdir().unwrap();
+        let to = tempfile::tempdir().unwrap();
+        let f = from.path();
+        for dir in ["exercises/src", "target/debug", ".git", "otra/carpeta"] {
+            std::fs::create_dir_all(f.join(dir)).unwrap();
+        }
+        std::fs::write(f.join("Cargo.toml"), "[workspace]").unwrap();
+        std::fs::write(f.join("exercises/src/lib.rs"), "pub mod client;").unwrap();
+        std::fs::write(f.join("target/debug/grader"), "bin").unwrap();
+        std::fs::write(f.join(".git/HEAD"), "ref").unwrap();
+        std::fs::write(f.join("otra/carpeta/x"), "x").unwrap();
+        std::os::unix::fs::symlink("/etc/shadow", f.join("exercises/src/s.rs")).unwrap();
+        copy_tree(f, to.path(), &f.join("otra/carpeta")).unwrap();
+        let mut copied: Vec<String> = Vec::new();
+        let mut stack = vec![to.path().to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    copied.push(p.strip_prefix(to.path()).unwrap().display().to_string());
+                }
+            }
+        }
+        copied.sort();
+        assert_eq!(copied, ["Cargo.toml", "exercises/src/lib.rs"]);
+    }
+
+    #[test]
     fn the_executable_comes_from_cargos_messages() {
         let json = concat!(
             r#"{"reason":"compiler-artifact","target":{"name":"sim"},"executable":null}"#,
