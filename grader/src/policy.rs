@@ -408,6 +408,10 @@ enum Tail {
     Hidden,
     /// In `!`: a macro call.
     Macro,
+    /// After its last name, called or given generic arguments
+    /// (`size_of::<P>`, `size_of_val(&x)`): a bare name of
+    /// [`TYPE_PROBES`] is refused only so, not as a local variable.
+    Call,
 }
 
 /// A path segment: the name (without `r#`) and where it is.
@@ -434,8 +438,12 @@ fn judge_path(segs: &[Segment], tail: Tail) -> Option<(String, Kind)> {
         return judge_macro(last).map(|kind| (format!("{path}!"), kind));
     }
     if !ROOTS.contains(&first) {
-        return (tail == Tail::End && TYPE_PROBES.contains(&last))
-            .then_some((path, Kind::Introspection));
+        let probe = match tail {
+            Tail::Call => true,
+            Tail::End => segs.len() > 1,
+            _ => false,
+        };
+        return (probe && TYPE_PROBES.contains(&last)).then_some((path, Kind::Introspection));
     }
     let Some((module, _)) = segs.get(1) else {
         return match tail {
@@ -685,6 +693,11 @@ impl Scan {
                 }
             }
         }
+        let called = matches!(toks.get(j), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis)
+            || (punct(toks, j, ':') && punct(toks, j + 1, ':') && punct(toks, j + 2, '<'));
+        if tail == Tail::End && called {
+            tail = Tail::Call;
+        }
         if tail == Tail::End
             && punct(toks, j, '!')
             && matches!(toks.get(j + 1), Some(TokenTree::Group(_)))
@@ -697,7 +710,7 @@ impl Scan {
             }
         }
         let at = segs[prefix.len()].1;
-        if tail == Tail::End
+        if matches!(tail, Tail::End | Tail::Call)
             && let [(root, _)] = segs.as_slice()
         {
             match root.as_str() {
@@ -753,10 +766,21 @@ fn path_segments(p: &syn::Path) -> Vec<Segment> {
 impl<'ast> Visit<'ast> for Scan {
     fn visit_path(&mut self, p: &'ast syn::Path) {
         let segs = path_segments(p);
+        let generic = p.segments.last().is_some_and(|s| !s.arguments.is_none());
         if let Some((_, at)) = segs.first() {
-            self.path(&segs, Tail::End, *at);
+            self.path(&segs, if generic { Tail::Call } else { Tail::End }, *at);
         }
         visit::visit_path(self, p);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func {
+            let segs = path_segments(&p.path);
+            if let Some((_, at)) = segs.first() {
+                self.path(&segs, Tail::Call, *at);
+            }
+        }
+        visit::visit_expr_call(self, c);
     }
 
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {

@@ -152,6 +152,16 @@ fn introspection_is_refused() {
         ),
         ("fn f() -> usize { size_of::<u8>() }", 19, "size_of"),
         (
+            "fn f(x: u8) -> usize { size_of_val(&x) }",
+            24,
+            "size_of_val",
+        ),
+        (
+            "fn f() { println!(\"{}\", align_of::<u8>()); }",
+            25,
+            "align_of",
+        ),
+        (
             "fn f() -> usize { std::mem::size_of_val(&1) }",
             19,
             "std::mem::size_of_val",
@@ -428,6 +438,9 @@ pub fn f<P: Payments>(server: &mut P, order: &Order) -> usize {
     let _ = u64::MAX.checked_add(1).unwrap_or(0) + std::u64::MAX;
     let _ = line!() + column!();
     let ok = env != "x";
+    let type_name = "local"; // a local named like a probe, not a call
+    let size_of = type_name.len();
+    println!("{type_name} {}", size_of + 1);
     println!("{} {} {}", fs, total, ok);
     eprintln!("std::process::exit(1)");
     dbg!(&v);
