@@ -240,11 +240,6 @@ impl Review {
         self.refused.contains_key(&exercise)
     }
 
-    /// Whether every exercise is refused (nothing to compile).
-    pub fn refuses_all(&self) -> bool {
-        Exercise::ALL.iter().all(|e| self.refuses(*e))
-    }
-
     /// The refusals of files `syn` could not read, once the compiler has
     /// accepted them (a syntax `syn` does not know must not hide a use).
     pub fn unparsed_refusals(&self) -> BTreeMap<Exercise, Vec<String>> {

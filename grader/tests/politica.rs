@@ -167,6 +167,31 @@ fn exercises_that_watch_where_they_run_or_read_outside_get_zero_in_every_format(
     }
 }
 
+/// The client that asks `type_name` whether its server is the grader's,
+/// graded alone (`--ejercicio cliente`, as each GitHub Classroom step):
+/// refused with nothing compiled, as root and as an unprivileged user.
+#[test]
+fn a_client_that_asks_type_name_is_refused_alone() {
+    let root = kit(
+        "type-name-solo",
+        &[("client.rs", "cliente_type_name.rs")],
+        false,
+    );
+    let mut users = vec![false];
+    if is_root() {
+        users.push(true);
+    }
+    for as_nobody in users {
+        let out = judge(&root, &["--ejercicio", "cliente"], as_nobody);
+        let report = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{report}{}", text(&out.stderr));
+        has_lines(
+            &report,
+            &[TYPE_NAME, "Puntaje: 0/36 puntos (0/13 verificaciones)"],
+        );
+    }
+}
+
 /// A use in `lib.rs` reaches all three exercises: all three are refused,
 /// with the same line.
 #[test]

@@ -144,7 +144,14 @@ impl Setup {
             _ => policy::Review::default(),
         };
         let refused: Vec<Exercise> = review.refused.keys().copied().collect();
-        let built = if review.refuses_all() {
+        // Nothing to compile when every graded exercise is refused
+        // (`--ejercicio cliente` with the client refused).
+        let all_refused = self
+            .catalog
+            .checks
+            .iter()
+            .all(|c| review.refuses(c.exercise));
+        let built = if all_refused {
             None
         } else {
             Some(harness_without(cli, self.which, &refused))
