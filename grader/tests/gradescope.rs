@@ -775,8 +775,10 @@ fn attacks(
 ) {
     let as_root = nix_is_root();
 
-    // Pre-main code on the stubs: it ran (in each harness, before main), its
-    // fake report went nowhere, its writes were refused; the stubs get 0.
+    // Pre-main code on the stubs, even without the source policy: the
+    // kit's exercises/Cargo.toml forbids unsafe code (`#[link_section]` is
+    // an unsafe attribute), so it does not compile and never runs; the
+    // stubs get 0.
     let g = grade(
         "pre-main code (.init_array) on the stubs",
         zip,
@@ -784,13 +786,15 @@ fn attacks(
         &[pre_main],
     );
     assert_eq!((g.score(), g.max()), (0.0, 130.0), "{}", g.results);
+    let out = g.output_of("cliente/flota-1000");
     assert!(
-        g.output_of("cliente/flota-1000")
-            .starts_with("pendiente: charge_order todavía es todo!()")
+        out.starts_with(
+            "tu código no compila; el primer error del compilador:\nerror: declaration of a static with `link_section`"
+        ),
+        "{out}"
     );
-    let tried = notes("antes-de-main");
-    assert!(!tried.is_empty(), "the pre-main code never ran");
-    check_refused(&tried, as_root);
+    assert!(out.contains("-F unsafe-code"), "{out}");
+    assert!(notes("antes-de-main").is_empty(), "the pre-main code ran");
     for (what, text) in [
         ("results.json", g.results.to_string()),
         ("stdout", g.stdout.clone()),
