@@ -49,14 +49,24 @@ pub struct Sandbox {
     /// otherwise all share `nobody`, whose processes are killed only when
     /// the run ends (they might be another run's).
     own_users: bool,
-    /// Slots in use.
-    busy: Mutex<Vec<bool>>,
+    /// Per slot: whether it is in use, and whether it was ever used in this
+    /// run (only those users can have processes to kill).
+    busy: Mutex<Vec<SlotState>>,
     /// Whether a harness ran since the last [`Sandbox::kill_leftovers`].
     used: AtomicBool,
     /// The judge's folder (mode 0711) holding each harness's scratch folder.
     pub scratch_root: PathBuf,
     /// Whether a new network namespace can be made here.
     pub network_isolated: bool,
+}
+
+/// One slot's state in [`Sandbox::busy`].
+#[derive(Clone, Copy, Debug, Default)]
+struct SlotState {
+    /// A harness holds it now.
+    busy: bool,
+    /// A harness held it since the run began.
+    touched: bool,
 }
 
 /// What one harness process runs as: its user and group, and its scratch
@@ -131,7 +141,7 @@ impl Sandbox {
         Ok(Some(Sandbox {
             first,
             own_users,
-            busy: Mutex::new(vec![false; SLOTS as usize]),
+            busy: Mutex::new(vec![SlotState::default(); SLOTS as usize]),
             used: AtomicBool::new(false),
             scratch_root,
             network_isolated,
@@ -143,15 +153,19 @@ impl Sandbox {
     /// # Errors
     /// When every slot is busy or the folder cannot be made.
     pub fn acquire(&self) -> std::io::Result<Cell> {
-        let slot = {
+        let (slot, first_use) = {
             let mut busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
             let free = busy
                 .iter()
-                .position(|b| !b)
+                .position(|b| !b.busy)
                 .ok_or_else(|| std::io::Error::other("demasiados procesos del harness a la vez"))?;
-            busy[free] = true;
+            let first_use = !busy[free].touched;
+            busy[free] = SlotState {
+                busy: true,
+                touched: true,
+            };
             self.used.store(true, Ordering::SeqCst);
-            free as u32
+            (free as u32, first_use)
         };
         let (uid, gid) = if self.own_users {
             (
@@ -168,8 +182,9 @@ impl Sandbox {
             scratch: self.scratch_root.join(slot.to_string()),
             network_isolated: self.network_isolated,
         };
-        if self.own_users {
-            // Nothing of an earlier holder of this user survives.
+        if self.own_users && first_use {
+            // Nothing of an earlier holder of this user survives (an earlier
+            // holder in this run was killed by its release).
             kill_all_of(uid, gid);
         }
         let made = (|| {
@@ -196,20 +211,26 @@ impl Sandbox {
         let _ = std::fs::remove_dir_all(&cell.scratch);
         let mut busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(b) = busy.get_mut(cell.slot as usize) {
-            *b = false;
+            b.busy = false;
         }
     }
 
-    /// Kills every process of the run's users (with `nobody`, this reaches
-    /// other runs' harnesses too: call it only when grading is over) and
-    /// removes the scratch folders (the folder holding them stays until
-    /// [`cleanup::shutdown`]: a later run in this process uses it again).
+    /// Kills every process of the run's users that a harness held (with
+    /// `nobody`, this reaches other runs' harnesses too: call it only when
+    /// grading is over) and removes the scratch folders (the folder holding
+    /// them stays until [`cleanup::shutdown`]: a later run in this process
+    /// uses it again). The users of slots no harness held have no processes:
+    /// only this judge starts processes as them.
     pub fn kill_leftovers(&self) {
         if !self.used.swap(false, Ordering::SeqCst) {
             return;
         }
+        let touched: Vec<bool> = {
+            let busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
+            busy.iter().map(|b| b.touched).collect()
+        };
         let slots = if self.own_users { SLOTS } else { 1 };
-        for slot in 0..slots {
+        for slot in (0..slots).filter(|&s| !self.own_users || touched[s as usize]) {
             kill_all_of(
                 Uid::from_raw(self.first.0.as_raw() + slot),
                 Gid::from_raw(self.first.1.as_raw() + slot),
@@ -252,24 +273,33 @@ pub fn kill_users_of_dead_judge(pid: u32) {
 }
 
 /// Kills every process of `uid` (but the killer itself), from a process
-/// that became that user: signal -1 reaches exactly those.
+/// that became that user: signal -1 reaches exactly those. The process is a
+/// fork of the judge that execs nothing (a spawn of `/bin/true` cost a
+/// millisecond more, once per harness process).
 fn kill_all_of(uid: Uid, gid: Gid) {
-    let mut cmd = Command::new("/bin/true");
-    // SAFETY: the closure only makes system calls (setgroups, setgid,
-    // setuid, kill), which are async-signal-safe, between fork and exec.
-    unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
-            drop_privileges(uid, gid)?;
-            for _ in 0..2 {
-                let _ = nix::sys::signal::kill(
-                    nix::unistd::Pid::from_raw(-1),
-                    nix::sys::signal::Signal::SIGKILL,
-                );
+    use nix::unistd::{ForkResult, fork};
+    // SAFETY: between fork and _exit the child only makes system calls
+    // (setgroups, setgid, setuid, kill), which are async-signal-safe, and
+    // allocates nothing; it signals only after becoming `uid`.
+    match unsafe { fork() } {
+        Ok(ForkResult::Child) => {
+            if drop_privileges(uid, gid).is_ok() {
+                for _ in 0..2 {
+                    let _ = nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(-1),
+                        nix::sys::signal::Signal::SIGKILL,
+                    );
+                }
             }
-            Ok(())
-        });
+            // SAFETY: ends the forked child without running the judge's exit
+            // handlers.
+            unsafe { nix::libc::_exit(0) }
+        }
+        Ok(ForkResult::Parent { child }) => {
+            let _ = nix::sys::wait::waitpid(child, None);
+        }
+        Err(_) => {}
     }
-    let _ = cmd.status();
 }
 
 /// Whether a process can drop to `uid`/`gid` here.
