@@ -2,8 +2,9 @@
 //! root (Gradescope, a CI container), every harness process drops to an
 //! unprivileged user of its own (no name: uid 100000 plus 64 × the judge's
 //! pid plus a slot, so no two runs and no two live harness processes share
-//! one; `nobody` for all of them where that is not possible), gets a new, empty
-//! network namespace where the container allows one, a scratch directory of
+//! one; `nobody` for all of them where that is not possible), enters the
+//! run's own empty network namespace (made once per run, where the container
+//! allows one: no interface up, not even loopback), a scratch directory of
 //! its own as its only writable place, and limits on processes and file
 //! size. When it ends, every process of its user is killed (what it left
 //! running, even outside its process group) and its scratch folder removed.
@@ -58,6 +59,11 @@ pub struct Sandbox {
     pub scratch_root: PathBuf,
     /// Whether a new network namespace can be made here.
     pub network_isolated: bool,
+    /// The run's empty network namespace (no interface up, not even
+    /// loopback), which every harness process of the run enters: making a
+    /// new one per process cost milliseconds each, and as much again for
+    /// the kernel to tear it down.
+    network: Option<std::fs::File>,
 }
 
 /// One slot's state in [`Sandbox::busy`].
@@ -81,8 +87,11 @@ pub struct Cell {
     pub gid: Gid,
     /// The scratch folder, owned by the user, closed to everyone else.
     pub scratch: PathBuf,
-    /// Whether to make a new network namespace.
+    /// Whether the process gets no network.
     pub network_isolated: bool,
+    /// The run's empty network namespace to enter (see
+    /// [`Sandbox::network`]), instead of making one.
+    pub network: Option<std::os::fd::RawFd>,
 }
 
 impl Sandbox {
@@ -132,7 +141,8 @@ impl Sandbox {
                 std::env::temp_dir().display()
             )
         })?;
-        let network_isolated = probe_network_namespace();
+        let network = empty_network_namespace();
+        let network_isolated = network.is_some();
         if !network_isolated {
             eprintln!(
                 "grader: este contenedor no permite un espacio de red nuevo (unshare); el código del estudiante corre sin aislamiento de red."
@@ -145,6 +155,7 @@ impl Sandbox {
             used: AtomicBool::new(false),
             scratch_root,
             network_isolated,
+            network,
         }))
     }
 
@@ -181,6 +192,7 @@ impl Sandbox {
             gid,
             scratch: self.scratch_root.join(slot.to_string()),
             network_isolated: self.network_isolated,
+            network: self.network.as_ref().map(std::os::fd::AsRawFd::as_raw_fd),
         };
         if self.own_users && first_use {
             // Nothing of an earlier holder of this user survives (an earlier
@@ -312,17 +324,32 @@ fn can_become(uid: Uid, gid: Gid) -> bool {
     cmd.status().is_ok_and(|s| s.success())
 }
 
-/// Whether `unshare(CLONE_NEWNET)` works here (it needs `CAP_SYS_ADMIN`,
-/// which some containers forbid).
-fn probe_network_namespace() -> bool {
-    let mut cmd = Command::new("/bin/true");
+/// A new, empty network namespace, held open (`None` where
+/// `unshare(CLONE_NEWNET)` is not allowed: it needs `CAP_SYS_ADMIN`, which
+/// some containers forbid). A child makes it and waits on its stdin while
+/// the judge opens `/proc/CHILD/ns/net`; the open file keeps the namespace
+/// alive after the child ends.
+fn empty_network_namespace() -> Option<std::fs::File> {
+    let mut cmd = Command::new("/bin/cat");
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null());
     // SAFETY: only the unshare system call runs between fork and exec.
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
             nix::sched::unshare(CloneFlags::CLONE_NEWNET).map_err(std::io::Error::from)
         });
     }
-    cmd.status().is_ok_and(|s| s.success())
+    let mut child = cmd.spawn().ok()?;
+    let namespace = std::fs::File::open(format!("/proc/{}/ns/net", child.id()));
+    drop(child.stdin.take());
+    let _ = child.wait();
+    let namespace = namespace.ok()?;
+    // The child's namespace, not the judge's own (the child may have died
+    // before unsharing).
+    let ours = std::fs::metadata("/proc/self/ns/net").ok()?;
+    let theirs = namespace.metadata().ok()?;
+    use std::os::unix::fs::MetadataExt;
+    (ours.ino() != theirs.ino()).then_some(namespace)
 }
 
 /// Clears supplementary groups, then sets the group and the user.
@@ -335,7 +362,7 @@ fn drop_privileges(uid: Uid, gid: Gid) -> std::io::Result<()> {
 
 /// What a harness process gets between fork and exec: resource limits (at
 /// most `cpu_seconds` of CPU time for it and for each process it starts),
-/// then, in `sandbox`, a new network namespace and the unprivileged user, and
+/// then, in `sandbox`, the run's empty network namespace and the unprivileged user, and
 /// last SIGKILL when the judge dies.
 ///
 /// The judge stops a harness by wall-clock time long before `cpu_seconds`
@@ -354,8 +381,11 @@ pub fn confine(sandbox: Option<&Cell>, cpu_seconds: u64) -> std::io::Result<()> 
     limit(Resource::RLIMIT_CPU, cpu_seconds).map_err(std::io::Error::from)?;
     if let Some(s) = sandbox {
         limit(Resource::RLIMIT_NPROC, PROCESSES).map_err(std::io::Error::from)?;
-        if s.network_isolated {
-            nix::sched::unshare(CloneFlags::CLONE_NEWNET).map_err(std::io::Error::from)?;
+        if let Some(fd) = s.network {
+            // SAFETY: `fd` is the sandbox's open namespace file, open for
+            // as long as the sandbox (the whole run).
+            let namespace = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+            nix::sched::setns(namespace, CloneFlags::CLONE_NEWNET).map_err(std::io::Error::from)?;
         }
         drop_privileges(s.uid, s.gid)?;
     }
@@ -363,4 +393,52 @@ pub fn confine(sandbox: Option<&Cell>, cpu_seconds: u64) -> std::io::Result<()> 
     nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
         .map_err(std::io::Error::from)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    /// As root where the container allows it: a process that enters the
+    /// run's namespace sees no interface but a loopback, and two entries
+    /// land in the same namespace (one per run, not per process).
+    #[test]
+    fn the_runs_network_namespace_has_no_interfaces() {
+        if !Uid::effective().is_root() {
+            return;
+        }
+        let Some(namespace) = empty_network_namespace() else {
+            return;
+        };
+        let fd = namespace.as_raw_fd();
+        let enter = |cmd: &mut Command| {
+            // SAFETY: only the setns system call runs between fork and exec.
+            unsafe {
+                std::os::unix::process::CommandExt::pre_exec(cmd, move || {
+                    let ns = std::os::fd::BorrowedFd::borrow_raw(fd);
+                    nix::sched::setns(ns, CloneFlags::CLONE_NEWNET).map_err(std::io::Error::from)
+                });
+            }
+        };
+        let mut cat = Command::new("/bin/cat");
+        cat.arg("/proc/net/dev");
+        enter(&mut cat);
+        let out = String::from_utf8(cat.output().unwrap().stdout).unwrap();
+        let interfaces: Vec<&str> = out
+            .lines()
+            .filter_map(|l| l.split_once(':').map(|(name, _)| name.trim()))
+            .collect();
+        assert_eq!(interfaces, ["lo"], "{out}");
+        let mut link = Command::new("/bin/readlink");
+        link.arg("/proc/self/ns/net");
+        enter(&mut link);
+        let first = link.output().unwrap().stdout;
+        let second = link.output().unwrap().stdout;
+        assert_eq!(first, second);
+        let ours = std::fs::read_link("/proc/self/ns/net").unwrap();
+        let theirs = String::from_utf8(first).unwrap();
+        assert!(theirs.trim().starts_with("net:["), "{theirs}");
+        assert_ne!(theirs.trim(), ours.to_str().unwrap());
+    }
 }
