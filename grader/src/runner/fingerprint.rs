@@ -23,12 +23,14 @@
 //! - the environment the nested build keeps ([`super::build`]'s list:
 //!   `PATH`, `CARGO_HOME`, `RUSTUP_TOOLCHAIN`, `CARGO_TARGET_DIR`, …; the
 //!   build clears everything else, `RUSTFLAGS` included);
-//! - the toolchain, without running it: the path, size, modification time
-//!   and inode of the `cargo` that runs the build (`$CARGO`, which `cargo
-//!   run` sets to the toolchain's own binary), of the `rustc` beside it and
-//!   of the files in the toolchain's `lib/` (`librustc_driver-….so`, which
-//!   every update replaces). When `$CARGO` is not set (the judge started
-//!   directly), `cargo -V` and `rustc -vV` are run instead.
+//! - the toolchain, without running it (`rustc -vV` through rustup's proxy
+//!   costs tens of milliseconds): the path, size, modification time and
+//!   inode of the `cargo` that runs the build (`$CARGO`, which `cargo run`
+//!   sets to the toolchain's own binary, else the first `cargo` in `PATH`),
+//!   of the `rustc` beside it and of the files in the toolchain's `lib/`
+//!   (`librustc_driver-….so`, which every update replaces); with rustup,
+//!   the same for every installed toolchain and rustup's `settings.toml`
+//!   (the default toolchain).
 //!
 //! The record is kept per copy of the kit (the root's path hashed into its
 //! name) in the judge's target folder, with the identity of the executable
@@ -200,49 +202,64 @@ fn stat_line(path: &Path) -> String {
     }
 }
 
-/// The toolchain's identity (see the module's documentation).
+/// The toolchain's identity (see the module's documentation), from file
+/// metadata only: running `rustc -vV` through rustup's proxy costs tens of
+/// milliseconds.
 fn toolchain_identity(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<String> {
-    let Some(cargo) = env("CARGO").map(PathBuf::from) else {
-        return ["cargo", "rustc"]
-            .iter()
-            .map(|tool| {
-                let out = std::process::Command::new(tool)
-                    .arg(if *tool == "rustc" { "-vV" } else { "-V" })
-                    .env_clear()
-                    .envs(
-                        [
-                            "PATH",
-                            "HOME",
-                            "RUSTUP_HOME",
-                            "RUSTUP_TOOLCHAIN",
-                            "CARGO_HOME",
-                        ]
-                        .iter()
-                        .filter_map(|n| env(n).map(|v| (*n, v))),
-                    )
-                    .output();
-                out.map_or_else(
-                    |e| format!("{tool}: {e}"),
-                    |o| String::from_utf8_lossy(&o.stdout).into_owned(),
-                )
-            })
-            .collect();
-    };
-    let mut lines = vec![stat_line(&cargo)];
-    if let Some(bin) = cargo.parent() {
-        lines.push(stat_line(&bin.join("rustc")));
-        let lib = bin.join("../lib");
-        let mut libs: Vec<PathBuf> = std::fs::read_dir(&lib)
+    let cargo = env("CARGO")
+        .map(PathBuf::from)
+        .or_else(|| find_in_path("cargo", env("PATH")));
+    let mut lines = Vec::new();
+    match &cargo {
+        Some(cargo) => toolchain_files(cargo, &mut lines),
+        None => lines.push("cargo ausente".to_string()),
+    }
+    // Through rustup's proxy (`cargo` in PATH, the judge started
+    // directly), the toolchain is the default or an override: every
+    // installed toolchain and rustup's settings.
+    let rustup = env("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".rustup")));
+    if let Some(home) = rustup.filter(|h| h.join("toolchains").is_dir()) {
+        lines.push(stat_line(&home.join("settings.toml")));
+        let mut toolchains: Vec<PathBuf> = std::fs::read_dir(home.join("toolchains"))
             .into_iter()
             .flatten()
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.is_file())
             .collect();
-        libs.sort();
-        lines.extend(libs.iter().map(|p| stat_line(p)));
+        toolchains.sort();
+        for t in toolchains {
+            toolchain_files(&t.join("bin").join("cargo"), &mut lines);
+        }
     }
     lines
+}
+
+/// Identity lines of the toolchain holding `cargo`: it, the `rustc` beside
+/// it and the files of its `lib/` (`librustc_driver-….so`).
+fn toolchain_files(cargo: &Path, lines: &mut Vec<String>) {
+    lines.push(stat_line(cargo));
+    let Some(bin) = cargo.parent() else {
+        return;
+    };
+    lines.push(stat_line(&bin.join("rustc")));
+    let mut libs: Vec<PathBuf> = std::fs::read_dir(bin.join("../lib"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    libs.sort();
+    lines.extend(libs.iter().map(|p| stat_line(p)));
+}
+
+/// The first `name` in the folders of `path`.
+fn find_in_path(name: &str, path: Option<OsString>) -> Option<PathBuf> {
+    std::env::split_paths(&path?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }
 
 /// Where this copy's record of its last build of `which` lives: in the
@@ -415,6 +432,24 @@ mod tests {
             None,
         );
         assert!(s.inputs.contains_key("archivo solutions/src/client.rs"));
+    }
+
+    #[test]
+    fn a_toolchain_update_changes_it_without_running_the_toolchain() {
+        let t = tempfile::tempdir().unwrap();
+        for rel in ["bin/cargo", "bin/rustc", "lib/librustc_driver-aaaa.so"] {
+            let path = t.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "no es un programa").unwrap();
+        }
+        let cargo = t.path().join("bin/cargo").into_os_string();
+        let env = move |n: &str| (n == "CARGO").then(|| cargo.clone());
+        let before = toolchain_identity(&env);
+        assert_eq!(before, toolchain_identity(&env));
+        // An update replaces the driver library.
+        std::fs::remove_file(t.path().join("lib/librustc_driver-aaaa.so")).unwrap();
+        std::fs::write(t.path().join("lib/librustc_driver-bbbb.so"), "otro").unwrap();
+        assert_ne!(before, toolchain_identity(&env));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! and 200 orders per page, with a filter that leaves only the orders
 //! charged two or more times (highlighted).
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use super::{OrderView, OrderWorld, View};
 use crate::before_after::{comparison, fleet};
@@ -13,61 +13,83 @@ use crate::fixture::Scenario;
 /// Orders per page.
 pub const PER_PAGE: usize = 200;
 
-/// The page's data, as embedded (see [`html`]): `cifras` (the rows of
-/// `comparar`'s table), `ordenes` (per order: id, amount, whether charged
-/// 2+ times, then per world `[attempts, rows]`, an attempt being `[key in
-/// hex, delivered, new row]` and a row `[charge id, amount]`).
-pub fn data(scenario: &Scenario, crate_name: &str, view: &View) -> Value {
-    let cifras: Vec<Value> = comparison::rows(&view.worlds)
-        .into_iter()
-        .map(|(label, before, after, diff)| json!([label, before, after, diff]))
-        .collect();
-    let orders: Vec<Value> = view.orders.iter().map(order).collect();
-    json!({
-        "fixture": scenario.name,
-        "implementacion": crate_name,
-        "descripcion": fleet::describe(scenario, true),
-        "intencion": view.worlds.after.intended.to_string(),
-        "por_pagina": PER_PAGE,
-        "fuera_de_red": view.off_network,
-        "cifras": cifras,
-        "ordenes": orders,
-    })
+/// One world of one order in the page's data: `[attempts, rows]`, an
+/// attempt being `[key in hex, delivered, new row]` and a row `[charge id,
+/// amount]`.
+type WorldData = (Vec<(String, u8, u8)>, Vec<(String, String)>);
+
+/// The page's data, as embedded (see [`html`]).
+#[derive(Debug, Serialize)]
+pub struct PageData<'a> {
+    /// The fixture's name.
+    pub fixture: &'a str,
+    /// `exercises` or `solutions`.
+    pub implementacion: &'a str,
+    /// The fleet in `comparar`'s words.
+    pub descripcion: String,
+    /// The intended total.
+    pub intencion: String,
+    /// Orders per page.
+    pub por_pagina: usize,
+    /// Calls off the network per world ([`View::off_network`]).
+    pub fuera_de_red: [u64; 2],
+    /// The rows of `comparar`'s table: label, before, after, difference.
+    pub cifras: Vec<[String; 4]>,
+    /// Per order: id, amount, whether charged 2+ times (1 or 0), then each
+    /// world's [`WorldData`].
+    pub ordenes: Vec<(String, String, u8, WorldData, WorldData)>,
 }
 
-fn order(o: &OrderView) -> Value {
-    json!([
+/// The page's data for `view`.
+pub fn data<'a>(scenario: &'a Scenario, crate_name: &'a str, view: &View) -> PageData<'a> {
+    PageData {
+        fixture: &scenario.name,
+        implementacion: crate_name,
+        descripcion: fleet::describe(scenario, true),
+        intencion: view.worlds.after.intended.to_string(),
+        por_pagina: PER_PAGE,
+        fuera_de_red: view.off_network,
+        cifras: comparison::rows(&view.worlds)
+            .into_iter()
+            .map(|(label, before, after, diff)| [label.to_string(), before, after, diff])
+            .collect(),
+        ordenes: view.orders.iter().map(order).collect(),
+    }
+}
+
+fn order(o: &OrderView) -> (String, String, u8, WorldData, WorldData) {
+    (
         o.id.to_string(),
         o.amount.to_string(),
         u8::from(o.charged_twice_or_more()),
         world(&o.worlds[0]),
         world(&o.worlds[1]),
-    ])
+    )
 }
 
-fn world(w: &OrderWorld) -> Value {
-    let attempts: Vec<Value> = w
+fn world(w: &OrderWorld) -> WorldData {
+    let attempts = w
         .attempts
         .iter()
         .map(|a| {
-            json!([
+            (
                 format!("{:016x}", a.key.0),
                 u8::from(a.delivered),
-                u8::from(a.new_row)
-            ])
+                u8::from(a.new_row),
+            )
         })
         .collect();
-    let rows: Vec<Value> = w
+    let rows = w
         .rows
         .iter()
-        .map(|(id, amount)| json!([id.to_string(), amount.to_string()]))
+        .map(|(id, amount)| (id.to_string(), amount.to_string()))
         .collect();
-    json!([attempts, rows])
+    (attempts, rows)
 }
 
 /// The whole page.
 pub fn html(scenario: &Scenario, crate_name: &str, view: &View) -> String {
-    let data = data(scenario, crate_name, view).to_string();
+    let data = serde_json::to_string(&data(scenario, crate_name, view)).unwrap_or_default();
     // Nothing in the data may close the script element.
     let data = data.replace("</", "<\\/");
     TEMPLATE
