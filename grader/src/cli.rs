@@ -157,6 +157,12 @@ pub enum Command {
     /// dos mundos, junto al sobrecobro esperado p + p² + … + p^(m−1);
     /// --svg ARCHIVO dibuja el gráfico.
     Barrido(BarridoArgs),
+    /// El ledger orden por orden: la flota en los dos mundos con tu código,
+    /// cada intento (key, respuesta perdida o entregada) y las filas que
+    /// dejó, en una página HTML con las órdenes cobradas 2+ veces resaltadas
+    /// (alias: view).
+    #[command(alias = "view")]
+    Ver(VerArgs),
 }
 
 /// Parses the command line; a usage error is printed as one Spanish line.
@@ -256,6 +262,29 @@ pub struct CompararArgs {
     /// tabla.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `ver`'s arguments.
+#[derive(Args, Debug, Clone)]
+#[command(
+    help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
+    allow_negative_numbers = true,
+    override_usage = "cargo run -p grader -- ver [FIXTURE] --html ARCHIVO [OPCIONES]",
+    next_help_heading = "Opciones",
+    next_display_order = 1000
+)]
+pub struct VerArgs {
+    /// Fixture a mostrar: nombre (p. ej. flota-1000, el valor por omisión)
+    /// o ruta a un .toml.
+    #[arg(value_name = "FIXTURE", help_heading = "Argumentos")]
+    pub escenario: Option<String>,
+
+    /// Escribe la página en ARCHIVO (un solo archivo HTML, sin red).
+    #[arg(long, value_name = "ARCHIVO", required = true, value_parser = crate::commands::ver::parse_page_path)]
+    pub html: PathBuf,
+
+    #[command(flatten)]
+    pub flota: FleetArgs,
 }
 
 /// `barrido`'s arguments.

@@ -26,3 +26,4 @@ pub mod tables;
 pub mod toml_errors;
 pub mod variants;
 pub mod verdict;
+pub mod view;

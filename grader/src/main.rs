@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         Some(Command::Escenario { nombre }) => commands::escenario::run(&cli, nombre.as_deref()),
         Some(Command::Comparar(args)) => commands::comparar::run(&cli, args),
         Some(Command::Barrido(args)) => commands::barrido::run(&cli, args),
+        Some(Command::Ver(args)) => commands::ver::run(&cli, args),
     };
     cleanup::unless_interrupted();
     cleanup::shutdown();

@@ -211,3 +211,61 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Writes `code` to `file` and gives it back the modification time it had:
+/// to cargo, which compares times, the file looks unchanged.
+fn write_keeping_time(file: &Path, code: &str) {
+    let before = std::fs::metadata(file).unwrap().modified().unwrap();
+    std::fs::write(file, code).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(file)
+        .unwrap()
+        .set_modified(before)
+        .unwrap();
+}
+
+#[test]
+#[ignore = "builds a copy of the repository (slow); .ci/run runs it with --ignored"]
+fn an_edited_exercise_is_graded_again_even_with_its_old_time() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("huella");
+    let root = dir.join("kit");
+    copy_repo(&root);
+    let calificar = root.join("scripts/calificar");
+    let client = root.join("exercises/src/client.rs");
+    let stub = std::fs::read_to_string(&client).unwrap();
+    let solved = std::fs::read_to_string(repo().join("solutions/src/client.rs")).unwrap();
+    let pending = "PENDIENTE: charge_order todavía es todo!()";
+
+    let o = run(&root, &calificar, &["--ejercicio", "cliente"], &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains(pending), "{}", text(&o.stdout));
+    // Nothing changed: the same report from the recorded harness.
+    let again = run(&root, &calificar, &["--ejercicio", "cliente"], &[]);
+    assert_eq!(text(&again.stdout), text(&o.stdout));
+
+    // The solved client, with the stub's old time: graded as solved.
+    write_keeping_time(&client, &solved);
+    let o = run(&root, &calificar, &["--ejercicio", "cliente"], &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}\n{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    assert!(!text(&o.stdout).contains(pending));
+    assert!(
+        text(&o.stdout).contains("Progreso: cliente"),
+        "{}",
+        text(&o.stdout)
+    );
+
+    // Back to the stub, again with an old time: pending again, not the
+    // solved harness of the run before.
+    write_keeping_time(&client, &stub);
+    let o = run(&root, &calificar, &["--ejercicio", "cliente"], &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains(pending), "{}", text(&o.stdout));
+}

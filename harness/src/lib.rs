@@ -5,6 +5,7 @@
 
 mod catch;
 mod record;
+mod trace;
 
 use std::io::{Read, Write};
 
@@ -87,6 +88,11 @@ pub fn answer<K: Kit>(job: &Job) -> Observation {
             client,
             reconcile,
         } => Observation::World(world::<K>(fleet, *idempotent, *client, *reconcile)),
+        Job::Trace {
+            fleet,
+            idempotent,
+            client,
+        } => Observation::Trace(trace::world::<K>(fleet, *idempotent, *client)),
     }
 }
 
@@ -104,29 +110,51 @@ fn world<K: Kit>(
     let max = fleet.max_attempts;
     let mut unconfirmed = 0;
     for order in &orders {
-        let outcome = match client {
-            ClientKind::Lesson => {
-                record::lesson_client(&mut server, &mut network, &mut keys, order, max)
-            }
-            ClientKind::Implementation => {
-                K::charge_order(&mut server, &mut network, &mut keys, order, max)
-            }
-            ClientKind::KeyPerAttempt => clients::charge_with_key_per_attempt(
-                &mut server,
-                &mut network,
-                &mut keys,
-                order,
-                max,
-            ),
-        };
+        let outcome =
+            charge_one::<K, _, _>(client, &mut server, &mut network, &mut keys, order, max);
         unconfirmed += u64::from(outcome.confirmed.is_none());
     }
-    let ledger = server.ledger();
+    figures::<K>(
+        &orders,
+        server.ledger(),
+        network.attempts(),
+        unconfirmed,
+        reconcile,
+    )
+}
+
+/// The chosen client charges one order.
+fn charge_one<K: Kit, P: Payments, S: sim::KeySource>(
+    client: ClientKind,
+    server: &mut P,
+    network: &mut sim::Network,
+    keys: &mut S,
+    order: &sim::Order,
+    max: u32,
+) -> sim::ChargeOutcome {
+    match client {
+        ClientKind::Lesson => record::lesson_client(server, network, keys, order, max),
+        ClientKind::Implementation => K::charge_order(server, network, keys, order, max),
+        ClientKind::KeyPerAttempt => {
+            clients::charge_with_key_per_attempt(server, network, keys, order, max)
+        }
+    }
+}
+
+/// A world's figures from its ledger, reconciled with `K`'s exercise 3 when
+/// `reconcile`.
+fn figures<K: Kit>(
+    orders: &[sim::Order],
+    ledger: &[sim::LedgerEntry],
+    attempts: u64,
+    unconfirmed: u64,
+    reconcile: bool,
+) -> WorldRun {
     WorldRun {
-        attempts: network.attempts(),
+        attempts,
         executions: ledger.len() as u64,
         charged: ledger.iter().map(|r| r.amount).sum(),
         unconfirmed,
-        reconciliation: reconcile.then(|| K::reconcile(&orders, ledger)),
+        reconciliation: reconcile.then(|| K::reconcile(orders, ledger)),
     }
 }

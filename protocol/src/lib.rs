@@ -97,6 +97,17 @@ pub enum Job {
         /// exercise 3.
         reconcile: bool,
     },
+    /// One world of `fleet` like [`Job::World`] (reconciled), traced call by
+    /// call for `grader ver`: every call the server received and the ledger
+    /// it left. Answered by [`Observation::Trace`].
+    Trace {
+        /// The fleet.
+        fleet: Fleet,
+        /// The world: with (`true`) or without idempotency.
+        idempotent: bool,
+        /// Who charges the orders.
+        client: ClientKind,
+    },
 }
 
 impl Job {
@@ -111,7 +122,8 @@ impl Job {
             } => orders.len() as u64 * u64::from(fleet.max_attempts.max(1)),
             Job::Client { fleet, .. }
             | Job::ReconcileFleet { fleet, .. }
-            | Job::World { fleet, .. } => {
+            | Job::World { fleet, .. }
+            | Job::Trace { fleet, .. } => {
                 fleet.order_count() * u64::from(fleet.max_attempts.max(1))
             }
             Job::Reconcile { orders, ledger } => (orders.len() + ledger.len()) as u64,
@@ -192,6 +204,30 @@ pub struct WorldRun {
     pub reconciliation: Option<Reconciliation>,
 }
 
+/// One call the server received in a [`Job::Trace`], in the order of the
+/// run, with the ledger's size right after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TracedCall {
+    /// What was sent.
+    pub call: Call,
+    /// `ledger().len()` right after the call (a new row when it grew).
+    pub rows: u32,
+}
+
+/// A world run call by call ([`Job::Trace`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorldTrace {
+    /// The figures, reconciled, as [`Job::World`] gives them.
+    pub run: WorldRun,
+    /// How many calls the client made for each order of the fleet, in order
+    /// (the calls of order `i` follow those of orders `0..i` in `calls`).
+    pub calls_per_order: Vec<u32>,
+    /// Every call, in order.
+    pub calls: Vec<TracedCall>,
+    /// The server's ledger at the end.
+    pub ledger: Vec<LedgerEntry>,
+}
+
 /// What the harness observed running one job.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Observation {
@@ -214,6 +250,8 @@ pub enum Observation {
     Reconciled(Reconciliation),
     /// [`Job::World`].
     World(WorldRun),
+    /// [`Job::Trace`].
+    Trace(WorldTrace),
 }
 
 /// How the implementation's code ended a job without an observation.

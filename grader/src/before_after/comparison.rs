@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use protocol::{ClientKind, WorldRun};
+use protocol::ClientKind;
 
 pub use crate::figures::WorldFigures;
 use crate::runner::{self, Execute};
@@ -47,20 +47,38 @@ pub fn run_worlds(
     progress: &Progress,
 ) -> Result<Worlds, Verdict> {
     let fleet = &scenario.fleet;
+    let [before, after] = in_both_worlds(progress, |idempotent| {
+        runner::world(h, fleet, idempotent, ClientKind::Implementation, true)
+    })?;
+    Ok(Worlds {
+        before: WorldFigures::of(&before),
+        after: WorldFigures::of(&after),
+    })
+}
+
+/// `run(false)` and `run(true)` (the worlds without and with idempotency)
+/// at once, in two threads; `progress` ticks while they run.
+///
+/// # Errors
+/// Why a world gave no answer (the "before" world's first).
+pub fn in_both_worlds<T: Send>(
+    progress: &Progress,
+    run: impl Fn(bool) -> Result<T, Verdict> + Sync,
+) -> Result<[T; 2], Verdict> {
     let (tx, rx) = mpsc::channel();
-    let mut answers: [Option<Result<WorldRun, Verdict>>; 2] = [None, None];
+    let mut answers: [Option<Result<T, Verdict>>; 2] = [None, None];
+    let run = &run;
     std::thread::scope(|scope| {
         for (i, idempotent) in [false, true].into_iter().enumerate() {
             let tx = tx.clone();
             scope.spawn(move || {
-                let run = runner::world(h, fleet, idempotent, ClientKind::Implementation, true);
-                let _ = tx.send((i, run));
+                let _ = tx.send((i, run(idempotent)));
             });
         }
         drop(tx);
         loop {
             match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok((i, run)) => answers[i] = Some(run),
+                Ok((i, r)) => answers[i] = Some(r),
                 Err(mpsc::RecvTimeoutError::Timeout) => progress.tick(),
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
@@ -68,10 +86,7 @@ pub fn run_worlds(
     });
     let [before, after] = answers
         .map(|a| a.unwrap_or_else(|| Err(runner::unexpected("falta la respuesta de un mundo"))));
-    Ok(Worlds {
-        before: WorldFigures::of(&before?),
-        after: WorldFigures::of(&after?),
-    })
+    Ok([before?, after?])
 }
 
 /// Prints on stderr why `what` could not run with the student's code (for a
@@ -119,6 +134,15 @@ pub fn render(scenario: &Scenario, crate_name: &str, w: &Worlds) -> String {
         "  {:<35}  {:>18}  {:>20}  {:>17}",
         "", "(antes)", "(despues)", "(despues - antes)"
     );
+    for (label, before, after, diff) in rows(w) {
+        row(&mut out, label, before, after, diff);
+    }
+    out
+}
+
+/// The table's rows: label, before, after and the difference, as printed
+/// ("intentos totales al server", "1,184", "1,184", "0").
+pub fn rows(w: &Worlds) -> Vec<(&'static str, String, String, String)> {
     let (b, a) = (&w.before, &w.after);
     let counts: [(&str, u64, u64); 5] = [
         ("intentos totales al server", b.attempts, a.attempts),
@@ -131,36 +155,34 @@ pub fn render(scenario: &Scenario, crate_name: &str, w: &Worlds) -> String {
         ),
         ("ordenes sin confirmar", b.unconfirmed, a.unconfirmed),
     ];
+    let mut out = Vec::new();
     for (label, before, after) in counts {
-        row(
-            &mut out,
+        out.push((
             label,
             group_thousands(before),
             group_thousands(after),
             signed_count(i128::from(after) - i128::from(before)),
-        );
+        ));
     }
     let monies = [
         ("TOTAL COBRADO", b.charged.cents(), a.charged.cents()),
         ("SOBRECOBRO", b.overcharge.cents(), a.overcharge.cents()),
     ];
     for (label, before, after) in monies {
-        row(
-            &mut out,
+        out.push((
             label,
             Money::from_cents(before).to_string(),
             Money::from_cents(after).to_string(),
             signed_money(after - before),
-        );
+        ));
     }
     let (pb, pa) = (b.overcharge_pct(), a.overcharge_pct());
-    row(
-        &mut out,
+    out.push((
         "SOBRECOBRO (% de la intencion)",
         pb.to_string(),
         pa.to_string(),
         signed_points(pa.tenths() - pb.tenths()),
-    );
+    ));
     out
 }
 

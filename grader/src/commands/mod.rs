@@ -7,6 +7,7 @@ pub mod barrido;
 pub mod comparar;
 pub mod escenario;
 pub mod grade;
+pub mod ver;
 pub mod vigilar;
 
 use std::process::ExitCode;

@@ -281,7 +281,7 @@ fn progress(sheet: &Sheet) -> String {
             format!("{head} · la referencia pasa todo")
         }
         None if graded.len() == Exercise::ALL.len() => format!(
-            "{head} · ¡listo! Mira tu flota: `cargo run -p grader -- escenario flota-1000` y `comparar`"
+            "{head} · ¡listo! Mira tu flota: `cargo run -p grader -- escenario flota-1000`, `comparar` y el ledger orden por orden con `ver --html ledger.html`"
         ),
         None => {
             let rest: Vec<&str> = Exercise::ALL

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::diagnostics::{self, Cause};
+use super::fingerprint::{self, Fingerprint, Record};
 
 /// The implementation a harness links.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +43,7 @@ impl Implementation {
 
 /// The environment variables a build keeps: what cargo and rustc need,
 /// nothing of the judge's secrets.
-const KEPT_ENV: &[&str] = &[
+pub const KEPT_ENV: &[&str] = &[
     "PATH",
     "HOME",
     "CARGO_HOME",
@@ -58,7 +59,8 @@ const KEPT_ENV: &[&str] = &[
 ];
 
 /// Builds the harness of `which` in the workspace at `root` and returns its
-/// executable.
+/// executable. When this copy of the kit built it last and nothing it is
+/// built from changed since ([`fingerprint`]), cargo is not run at all.
 ///
 /// # Errors
 /// The compiler's first errors (paths relative to `root`) when the code does
@@ -130,30 +132,97 @@ fn copy_tree(from: &Path, to: &Path, skip: &Path) -> std::io::Result<()> {
 }
 
 fn harness_at(root: &Path, which: Implementation, target: Option<&Path>) -> Result<PathBuf, Cause> {
-    let built = cargo_build(root, which, target)?;
-    let Some(folder) = built.parent().and_then(Path::parent) else {
-        return Ok(built);
-    };
-    let marker = folder.join(format!("kit-{}-ultima-copia", which.binary()));
-    if target.is_some() {
-        // A fresh copy (all its files new): built once; the next build in
-        // place must not take the copy's artifacts for its own.
-        let _ = std::fs::remove_file(&marker);
+    if let Some(target) = target {
+        // A fresh copy (all its files new): built once, without a
+        // fingerprint; the next build in place must not take the copy's
+        // artifacts for its own.
+        let built = cargo_build(root, which, Some(target))?;
+        if let Some(folder) = built.parent().and_then(Path::parent) {
+            let _ = std::fs::remove_file(marker(folder, which));
+        }
         return Ok(built);
     }
+    let profile = profile_dir(root);
+    let ours = root.to_string_lossy().into_owned();
+    let last_copy = |target: &Path| std::fs::read_to_string(marker(target, which)).ok();
+    let same_copy = profile
+        .parent()
+        .is_some_and(|t| last_copy(t).is_some_and(|last| last == ours));
+    let now = Fingerprint::compute(
+        root,
+        which,
+        &choices(which),
+        &|name| std::env::var_os(name),
+        Some(&profile.join(format!("{}.d", which.binary()))),
+    );
+    let last = Record::load(&fingerprint::record_path(&profile, root, which));
+    if same_copy && let Some(last) = &last {
+        if last.fingerprint == now {
+            return Ok(last.executable.clone());
+        }
+        // A file whose contents changed while its time did not (restored
+        // from an archive, two saves within the file system's clock tick)
+        // looks fresh to cargo: give it the time of now.
+        for file in now.changed_files(&last.fingerprint, root) {
+            touch(&file);
+        }
+    }
+    let mut built = cargo_build(root, which, None)?;
     // The target folder remembers which copy of the kit built it last. When
     // another copy did (several submissions graded with one
     // CARGO_TARGET_DIR), cargo may take this copy's older sources for fresh
     // and reuse the other copy's code: touch the student's sources and
     // build again.
-    let ours = root.to_string_lossy().into_owned();
-    if std::fs::read_to_string(&marker).is_ok_and(|last| last == ours) {
+    let Some(target) = built.parent().and_then(Path::parent).map(Path::to_path_buf) else {
         return Ok(built);
+    };
+    if last_copy(&target).is_none_or(|last| last != ours) {
+        touch_sources(&root.join(which.crate_name()).join("src"));
+        built = cargo_build(root, which, None)?;
+        let _ = std::fs::write(marker(&target, which), &ours);
     }
-    touch_sources(&root.join(which.crate_name()).join("src"));
-    let built = cargo_build(root, which, target)?;
-    let _ = std::fs::write(&marker, ours);
+    if let Some(dir) = built.parent() {
+        Record {
+            fingerprint: now,
+            executable: built.clone(),
+        }
+        .store(&fingerprint::record_path(dir, root, which));
+    }
     Ok(built)
+}
+
+/// The file in `target` naming the copy of the kit that built `which` last.
+fn marker(target: &Path, which: Implementation) -> PathBuf {
+    target.join(format!("kit-{}-ultima-copia", which.binary()))
+}
+
+/// Where cargo puts the harness: `CARGO_TARGET_DIR` (relative to `root`)
+/// or `root/target`, then the judge's profile folder.
+fn profile_dir(root: &Path) -> PathBuf {
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |t| root.join(t));
+    target.join(if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    })
+}
+
+/// The build's own choices, an input of the fingerprint.
+fn choices(which: Implementation) -> String {
+    format!(
+        "{} debug_assertions={} junit={}",
+        which.binary(),
+        cfg!(debug_assertions),
+        cfg!(feature = "junit")
+    )
+}
+
+/// Sets the modification time of `file` to now.
+fn touch(file: &Path) {
+    if let Ok(f) = std::fs::OpenOptions::new().append(true).open(file) {
+        let _ = f.set_modified(std::time::SystemTime::now());
+    }
 }
 
 /// Sets the modification time of every file under `dir` to now.
@@ -165,8 +234,8 @@ fn touch_sources(dir: &Path) {
         let path = entry.path();
         if path.is_dir() {
             touch_sources(&path);
-        } else if let Ok(file) = std::fs::OpenOptions::new().append(true).open(&path) {
-            let _ = file.set_modified(std::time::SystemTime::now());
+        } else {
+            touch(&path);
         }
     }
 }

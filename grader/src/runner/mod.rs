@@ -7,6 +7,7 @@
 pub mod build;
 pub mod cleanup;
 pub mod diagnostics;
+pub mod fingerprint;
 pub mod process;
 pub mod sandbox;
 

@@ -254,6 +254,8 @@ fn answer_reader<R: Read + Send + 'static>(
         let mut line: Vec<u8> = Vec::new();
         let mut chunk = vec![0u8; 1 << 16];
         let marker = protocol::ANSWER_MARKER.as_bytes();
+        // Whether the current line is known to hold the marker.
+        let mut marked = false;
         loop {
             let n = match pipe.read(&mut chunk) {
                 Ok(0) => break,
@@ -261,15 +263,23 @@ fn answer_reader<R: Read + Send + 'static>(
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(_) => break,
             };
-            for &byte in &chunk[..n] {
-                if byte != b'\n' {
-                    line.push(byte);
-                    if line.len() > JUNK_LINE && !contains(&line, marker) {
-                        let keep = line.split_off(line.len() - marker.len());
-                        line = keep;
+            let mut rest = &chunk[..n];
+            while !rest.is_empty() {
+                let Some(end) = rest.iter().position(|&b| b == b'\n') else {
+                    line.extend_from_slice(rest);
+                    // A long line without the marker is junk: keep only its
+                    // end, where a marker may begin.
+                    if line.len() > JUNK_LINE && !marked {
+                        if contains(&line, marker) {
+                            marked = true;
+                        } else {
+                            line.drain(..line.len() - marker.len());
+                        }
                     }
-                    continue;
-                }
+                    break;
+                };
+                line.extend_from_slice(&rest[..end]);
+                rest = &rest[end + 1..];
                 let text = String::from_utf8_lossy(&line);
                 if let Some(parsed) = protocol::parse_answer_line(&text) {
                     let item = parsed.map(|a: Answer| a.map_err(Verdict::from));
@@ -278,6 +288,7 @@ fn answer_reader<R: Read + Send + 'static>(
                     }
                 }
                 line.clear();
+                marked = false;
             }
         }
     });

@@ -2,8 +2,9 @@
 //! root (Gradescope, a CI container), every harness process drops to an
 //! unprivileged user of its own (no name: uid 100000 plus 64 × the judge's
 //! pid plus a slot, so no two runs and no two live harness processes share
-//! one; `nobody` for all of them where that is not possible), gets a new, empty
-//! network namespace where the container allows one, a scratch directory of
+//! one; `nobody` for all of them where that is not possible), enters the
+//! run's own empty network namespace (made once per run, where the container
+//! allows one: no interface up, not even loopback), a scratch directory of
 //! its own as its only writable place, and limits on processes and file
 //! size. When it ends, every process of its user is killed (what it left
 //! running, even outside its process group) and its scratch folder removed.
@@ -49,14 +50,29 @@ pub struct Sandbox {
     /// otherwise all share `nobody`, whose processes are killed only when
     /// the run ends (they might be another run's).
     own_users: bool,
-    /// Slots in use.
-    busy: Mutex<Vec<bool>>,
+    /// Per slot: whether it is in use, and whether it was ever used in this
+    /// run (only those users can have processes to kill).
+    busy: Mutex<Vec<SlotState>>,
     /// Whether a harness ran since the last [`Sandbox::kill_leftovers`].
     used: AtomicBool,
     /// The judge's folder (mode 0711) holding each harness's scratch folder.
     pub scratch_root: PathBuf,
     /// Whether a new network namespace can be made here.
     pub network_isolated: bool,
+    /// The run's empty network namespace (no interface up, not even
+    /// loopback), which every harness process of the run enters: making a
+    /// new one per process cost milliseconds each, and as much again for
+    /// the kernel to tear it down.
+    network: Option<std::fs::File>,
+}
+
+/// One slot's state in [`Sandbox::busy`].
+#[derive(Clone, Copy, Debug, Default)]
+struct SlotState {
+    /// A harness holds it now.
+    busy: bool,
+    /// A harness held it since the run began.
+    touched: bool,
 }
 
 /// What one harness process runs as: its user and group, and its scratch
@@ -71,8 +87,11 @@ pub struct Cell {
     pub gid: Gid,
     /// The scratch folder, owned by the user, closed to everyone else.
     pub scratch: PathBuf,
-    /// Whether to make a new network namespace.
+    /// Whether the process gets no network.
     pub network_isolated: bool,
+    /// The run's empty network namespace to enter (see
+    /// [`Sandbox::network`]), instead of making one.
+    pub network: Option<std::os::fd::RawFd>,
 }
 
 impl Sandbox {
@@ -122,7 +141,8 @@ impl Sandbox {
                 std::env::temp_dir().display()
             )
         })?;
-        let network_isolated = probe_network_namespace();
+        let network = empty_network_namespace();
+        let network_isolated = network.is_some();
         if !network_isolated {
             eprintln!(
                 "grader: este contenedor no permite un espacio de red nuevo (unshare); el código del estudiante corre sin aislamiento de red."
@@ -131,10 +151,11 @@ impl Sandbox {
         Ok(Some(Sandbox {
             first,
             own_users,
-            busy: Mutex::new(vec![false; SLOTS as usize]),
+            busy: Mutex::new(vec![SlotState::default(); SLOTS as usize]),
             used: AtomicBool::new(false),
             scratch_root,
             network_isolated,
+            network,
         }))
     }
 
@@ -143,15 +164,19 @@ impl Sandbox {
     /// # Errors
     /// When every slot is busy or the folder cannot be made.
     pub fn acquire(&self) -> std::io::Result<Cell> {
-        let slot = {
+        let (slot, first_use) = {
             let mut busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
             let free = busy
                 .iter()
-                .position(|b| !b)
+                .position(|b| !b.busy)
                 .ok_or_else(|| std::io::Error::other("demasiados procesos del harness a la vez"))?;
-            busy[free] = true;
+            let first_use = !busy[free].touched;
+            busy[free] = SlotState {
+                busy: true,
+                touched: true,
+            };
             self.used.store(true, Ordering::SeqCst);
-            free as u32
+            (free as u32, first_use)
         };
         let (uid, gid) = if self.own_users {
             (
@@ -167,9 +192,11 @@ impl Sandbox {
             gid,
             scratch: self.scratch_root.join(slot.to_string()),
             network_isolated: self.network_isolated,
+            network: self.network.as_ref().map(std::os::fd::AsRawFd::as_raw_fd),
         };
-        if self.own_users {
-            // Nothing of an earlier holder of this user survives.
+        if self.own_users && first_use {
+            // Nothing of an earlier holder of this user survives (an earlier
+            // holder in this run was killed by its release).
             kill_all_of(uid, gid);
         }
         let made = (|| {
@@ -196,20 +223,26 @@ impl Sandbox {
         let _ = std::fs::remove_dir_all(&cell.scratch);
         let mut busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(b) = busy.get_mut(cell.slot as usize) {
-            *b = false;
+            b.busy = false;
         }
     }
 
-    /// Kills every process of the run's users (with `nobody`, this reaches
-    /// other runs' harnesses too: call it only when grading is over) and
-    /// removes the scratch folders (the folder holding them stays until
-    /// [`cleanup::shutdown`]: a later run in this process uses it again).
+    /// Kills every process of the run's users that a harness held (with
+    /// `nobody`, this reaches other runs' harnesses too: call it only when
+    /// grading is over) and removes the scratch folders (the folder holding
+    /// them stays until [`cleanup::shutdown`]: a later run in this process
+    /// uses it again). The users of slots no harness held have no processes:
+    /// only this judge starts processes as them.
     pub fn kill_leftovers(&self) {
         if !self.used.swap(false, Ordering::SeqCst) {
             return;
         }
+        let touched: Vec<bool> = {
+            let busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
+            busy.iter().map(|b| b.touched).collect()
+        };
         let slots = if self.own_users { SLOTS } else { 1 };
-        for slot in 0..slots {
+        for slot in (0..slots).filter(|&s| !self.own_users || touched[s as usize]) {
             kill_all_of(
                 Uid::from_raw(self.first.0.as_raw() + slot),
                 Gid::from_raw(self.first.1.as_raw() + slot),
@@ -252,24 +285,33 @@ pub fn kill_users_of_dead_judge(pid: u32) {
 }
 
 /// Kills every process of `uid` (but the killer itself), from a process
-/// that became that user: signal -1 reaches exactly those.
+/// that became that user: signal -1 reaches exactly those. The process is a
+/// fork of the judge that execs nothing (a spawn of `/bin/true` cost a
+/// millisecond more, once per harness process).
 fn kill_all_of(uid: Uid, gid: Gid) {
-    let mut cmd = Command::new("/bin/true");
-    // SAFETY: the closure only makes system calls (setgroups, setgid,
-    // setuid, kill), which are async-signal-safe, between fork and exec.
-    unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
-            drop_privileges(uid, gid)?;
-            for _ in 0..2 {
-                let _ = nix::sys::signal::kill(
-                    nix::unistd::Pid::from_raw(-1),
-                    nix::sys::signal::Signal::SIGKILL,
-                );
+    use nix::unistd::{ForkResult, fork};
+    // SAFETY: between fork and _exit the child only makes system calls
+    // (setgroups, setgid, setuid, kill), which are async-signal-safe, and
+    // allocates nothing; it signals only after becoming `uid`.
+    match unsafe { fork() } {
+        Ok(ForkResult::Child) => {
+            if drop_privileges(uid, gid).is_ok() {
+                for _ in 0..2 {
+                    let _ = nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(-1),
+                        nix::sys::signal::Signal::SIGKILL,
+                    );
+                }
             }
-            Ok(())
-        });
+            // SAFETY: ends the forked child without running the judge's exit
+            // handlers.
+            unsafe { nix::libc::_exit(0) }
+        }
+        Ok(ForkResult::Parent { child }) => {
+            let _ = nix::sys::wait::waitpid(child, None);
+        }
+        Err(_) => {}
     }
-    let _ = cmd.status();
 }
 
 /// Whether a process can drop to `uid`/`gid` here.
@@ -282,17 +324,32 @@ fn can_become(uid: Uid, gid: Gid) -> bool {
     cmd.status().is_ok_and(|s| s.success())
 }
 
-/// Whether `unshare(CLONE_NEWNET)` works here (it needs `CAP_SYS_ADMIN`,
-/// which some containers forbid).
-fn probe_network_namespace() -> bool {
-    let mut cmd = Command::new("/bin/true");
+/// A new, empty network namespace, held open (`None` where
+/// `unshare(CLONE_NEWNET)` is not allowed: it needs `CAP_SYS_ADMIN`, which
+/// some containers forbid). A child makes it and waits on its stdin while
+/// the judge opens `/proc/CHILD/ns/net`; the open file keeps the namespace
+/// alive after the child ends.
+fn empty_network_namespace() -> Option<std::fs::File> {
+    let mut cmd = Command::new("/bin/cat");
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null());
     // SAFETY: only the unshare system call runs between fork and exec.
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
             nix::sched::unshare(CloneFlags::CLONE_NEWNET).map_err(std::io::Error::from)
         });
     }
-    cmd.status().is_ok_and(|s| s.success())
+    let mut child = cmd.spawn().ok()?;
+    let namespace = std::fs::File::open(format!("/proc/{}/ns/net", child.id()));
+    drop(child.stdin.take());
+    let _ = child.wait();
+    let namespace = namespace.ok()?;
+    // The child's namespace, not the judge's own (the child may have died
+    // before unsharing).
+    let ours = std::fs::metadata("/proc/self/ns/net").ok()?;
+    let theirs = namespace.metadata().ok()?;
+    use std::os::unix::fs::MetadataExt;
+    (ours.ino() != theirs.ino()).then_some(namespace)
 }
 
 /// Clears supplementary groups, then sets the group and the user.
@@ -305,7 +362,7 @@ fn drop_privileges(uid: Uid, gid: Gid) -> std::io::Result<()> {
 
 /// What a harness process gets between fork and exec: resource limits (at
 /// most `cpu_seconds` of CPU time for it and for each process it starts),
-/// then, in `sandbox`, a new network namespace and the unprivileged user, and
+/// then, in `sandbox`, the run's empty network namespace and the unprivileged user, and
 /// last SIGKILL when the judge dies.
 ///
 /// The judge stops a harness by wall-clock time long before `cpu_seconds`
@@ -324,8 +381,11 @@ pub fn confine(sandbox: Option<&Cell>, cpu_seconds: u64) -> std::io::Result<()> 
     limit(Resource::RLIMIT_CPU, cpu_seconds).map_err(std::io::Error::from)?;
     if let Some(s) = sandbox {
         limit(Resource::RLIMIT_NPROC, PROCESSES).map_err(std::io::Error::from)?;
-        if s.network_isolated {
-            nix::sched::unshare(CloneFlags::CLONE_NEWNET).map_err(std::io::Error::from)?;
+        if let Some(fd) = s.network {
+            // SAFETY: `fd` is the sandbox's open namespace file, open for
+            // as long as the sandbox (the whole run).
+            let namespace = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+            nix::sched::setns(namespace, CloneFlags::CLONE_NEWNET).map_err(std::io::Error::from)?;
         }
         drop_privileges(s.uid, s.gid)?;
     }
@@ -333,4 +393,52 @@ pub fn confine(sandbox: Option<&Cell>, cpu_seconds: u64) -> std::io::Result<()> 
     nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
         .map_err(std::io::Error::from)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    /// As root where the container allows it: a process that enters the
+    /// run's namespace sees no interface but a loopback, and two entries
+    /// land in the same namespace (one per run, not per process).
+    #[test]
+    fn the_runs_network_namespace_has_no_interfaces() {
+        if !Uid::effective().is_root() {
+            return;
+        }
+        let Some(namespace) = empty_network_namespace() else {
+            return;
+        };
+        let fd = namespace.as_raw_fd();
+        let enter = |cmd: &mut Command| {
+            // SAFETY: only the setns system call runs between fork and exec.
+            unsafe {
+                std::os::unix::process::CommandExt::pre_exec(cmd, move || {
+                    let ns = std::os::fd::BorrowedFd::borrow_raw(fd);
+                    nix::sched::setns(ns, CloneFlags::CLONE_NEWNET).map_err(std::io::Error::from)
+                });
+            }
+        };
+        let mut cat = Command::new("/bin/cat");
+        cat.arg("/proc/net/dev");
+        enter(&mut cat);
+        let out = String::from_utf8(cat.output().unwrap().stdout).unwrap();
+        let interfaces: Vec<&str> = out
+            .lines()
+            .filter_map(|l| l.split_once(':').map(|(name, _)| name.trim()))
+            .collect();
+        assert_eq!(interfaces, ["lo"], "{out}");
+        let mut link = Command::new("/bin/readlink");
+        link.arg("/proc/self/ns/net");
+        enter(&mut link);
+        let first = link.output().unwrap().stdout;
+        let second = link.output().unwrap().stdout;
+        assert_eq!(first, second);
+        let ours = std::fs::read_link("/proc/self/ns/net").unwrap();
+        let theirs = String::from_utf8(first).unwrap();
+        assert!(theirs.trim().starts_with("net:["), "{theirs}");
+        assert_ne!(theirs.trim(), ours.to_str().unwrap());
+    }
 }

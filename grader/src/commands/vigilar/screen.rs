@@ -288,7 +288,7 @@ fn fleet_block(out: &mut String, fleet: &Fleet) {
     }
     let _ = writeln!(
         out,
-        "\nSiguiente: `cargo run -p grader -- comparar` para el antes y el después completo, o `barrido --svg barrido.svg` para el gráfico."
+        "\nSiguiente: `cargo run -p grader -- comparar` para el antes y el después completo, `barrido --svg barrido.svg` para el gráfico, o `ver --html ledger.html` para el ledger orden por orden."
     );
 }
 
