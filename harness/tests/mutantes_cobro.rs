@@ -372,7 +372,7 @@ mutant!(
             "cobro/keys-distintas-se-cobran"
         ],
         always,
-        ["Recordar la key sin ejecutar el cobro", "ledger vacío"]
+        ["Recordar la key sin ejecutar el cobro", "el ledger quedó vacío"]
 );
 
 kit!(ServerReplayFirstChargeId {
@@ -483,7 +483,7 @@ mutant!(
         ["cobro/sin-idempotencia-cada-llamada-cobra"],
         never,
         [
-            "la llamada 5 respondió ch_0001 $500 captured (se esperaba ch_0005 $500 captured)",
+            "la llamada 5 (K1 ord_0001 $500) respondió ch_0001 $500; el modelo, ch_0005 $500",
             "el cobro número 5 recibió ch_0001 en vez de ch_0005",
             "ChargeId::next_after(self.ledger.len())"
         ]
@@ -501,7 +501,7 @@ mutant!(
         ["cobro/sin-idempotencia-cada-llamada-cobra"],
         never,
         [
-            "la llamada 257 respondió ch_0001 $500 captured (se esperaba ch_0257 $500 captured)",
+            "la llamada 257 (K1 ord_0001 $500) respondió ch_0001 $500; el modelo, ch_0257 $500",
             "el cobro número 257 recibió ch_0001 en vez de ch_0257",
             "enteros más chicos"
         ]

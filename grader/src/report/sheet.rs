@@ -40,6 +40,23 @@ impl Row {
     }
 }
 
+/// Where a failing row goes in [`Sheet::failing_in_order`]: its kind of
+/// check, then how its hint relates to its own title.
+fn show_rank(row: &Row) -> (u8, u8) {
+    let group = match row.check.target {
+        crate::checks::CheckTarget::Fixed(_) => 0,
+        crate::checks::CheckTarget::Model(_) => 1,
+        crate::checks::CheckTarget::Scenario(_) => 2,
+    };
+    let own = row.check.id.split_once('/').map_or("", |(_, n)| n);
+    let owner = match row.verdict.owner() {
+        Some(o) if o == own => 0,
+        None => 1,
+        Some(_) => 2,
+    };
+    (group, owner)
+}
+
 /// A whole scored run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sheet {
@@ -127,6 +144,17 @@ impl Sheet {
             .into_iter()
             .filter(|e| self.of(*e).next().is_some())
             .collect()
+    }
+
+    /// The failing rows of one exercise in the order reports show them:
+    /// fixed checks first (the ones whose hint explains their own rule,
+    /// then those whose hint only says what differs, then those whose hint
+    /// belongs to another check's rule), then the model-based checks, then
+    /// the whole-scenario checks; catalog order otherwise.
+    pub fn failing_in_order(&self, exercise: Exercise) -> Vec<&Row> {
+        let mut failing: Vec<&Row> = self.of(exercise).filter(|r| !r.verdict.passed()).collect();
+        failing.sort_by_key(|r| show_rank(r));
+        failing
     }
 
     /// Points earned and points possible, over `rows`.

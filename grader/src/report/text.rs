@@ -108,7 +108,7 @@ pub fn exercise_block(sheet: &Sheet, exercise: Exercise, rerun: &str, hints: Hin
             exercise.function()
         );
     } else {
-        rows(&mut out, &results, hints);
+        rows(&mut out, &results, &sheet.failing_in_order(exercise), hints);
     }
     let _ = writeln!(
         out,
@@ -125,22 +125,20 @@ pub fn exercise_done(sheet: &Sheet, exercise: Exercise) -> bool {
     rows.peek().is_some() && rows.all(|r| r.verdict.passed())
 }
 
-/// One exercise's checks, when some failed: every failing fixed and
+/// One exercise's checks, when some failed (`in_order`: the failing ones,
+/// as [`Sheet::failing_in_order`] orders them): every failing fixed and
 /// model-based check with its explanation; the failing whole-scenario checks
 /// in one line when a check above already failed (the same cause), so the
 /// first failing check is the one to read; everything that passes in one
 /// line.
-fn rows(out: &mut String, results: &[&Row], hints: Hints) {
+fn rows(out: &mut String, results: &[&Row], in_order: &[&Row], hints: Hints) {
     let is_scenario = |r: &Row| matches!(r.check.target, CheckTarget::Scenario(_));
     let unit_failed = results
         .iter()
         .any(|r| !is_scenario(r) && !r.verdict.passed());
     let mut fixed_failed = false;
     let mut seen_causes: Vec<Option<String>> = Vec::new();
-    for row in results
-        .iter()
-        .filter(|r| !is_scenario(r) && !r.verdict.passed())
-    {
+    for row in in_order.iter().filter(|r| !is_scenario(r)) {
         let is_model = matches!(row.check.target, CheckTarget::Model(_));
         if is_model && fixed_failed {
             let _ = writeln!(
@@ -165,10 +163,10 @@ fn rows(out: &mut String, results: &[&Row], hints: Hints) {
         fixed_failed |= !is_model;
         row_in_full(out, row, hints);
     }
-    let failing: Vec<&Row> = results
+    let failing: Vec<&Row> = in_order
         .iter()
         .copied()
-        .filter(|r| is_scenario(r) && !r.verdict.passed())
+        .filter(|r| is_scenario(r))
         .collect();
     if unit_failed && !failing.is_empty() {
         let names: Vec<&str> = failing.iter().map(|r| scenario_name(r)).collect();

@@ -71,6 +71,8 @@ pub struct Changed<C: ?Sized> {
     /// The ledger of a change that writes its own rows (see
     /// [`ServerChange::ledger`]).
     pub rows: Vec<LedgerEntry>,
+    /// Calls received so far, for changes that number by calls.
+    pub calls: u64,
     change: PhantomData<C>,
 }
 
@@ -84,6 +86,7 @@ impl<C: ServerChange> Changed<C> {
             first_key: HashMap::new(),
             by_request: HashMap::new(),
             rows: Vec::new(),
+            calls: 0,
             change: PhantomData,
         }
     }

@@ -176,9 +176,9 @@ pub fn progress(sheet: &Sheet) -> String {
     format!("Progreso: {}", marks.join(" · "))
 }
 
-/// The first check of `e` that does not pass.
+/// The first check of `e` that does not pass, as the report shows it.
 fn first_failing(sheet: &Sheet, e: Exercise) -> Option<&Row> {
-    sheet.of(e).find(|r| !r.verdict.passed())
+    sheet.failing_in_order(e).into_iter().next()
 }
 
 /// `Siguiente: …` for the exercise on screen (`hint`: its hint is shown).
