@@ -195,6 +195,18 @@ impl Sheet {
         })
     }
 
+    /// The exercises whose files the compiler's errors name, in order
+    /// (empty when it compiled, or when no error names an exercise file).
+    pub fn compile_exercises(&self) -> Vec<Exercise> {
+        let Some(errors) = self.compile_errors() else {
+            return Vec::new();
+        };
+        Exercise::ALL
+            .into_iter()
+            .filter(|e| errors.iter().any(|text| text.contains(e.file())))
+            .collect()
+    }
+
     /// The block every format shows when the code did not compile: the
     /// headline and the compiler's first errors.
     pub fn compile_block(&self) -> Option<String> {

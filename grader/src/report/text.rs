@@ -92,10 +92,18 @@ pub fn exercise_block(sheet: &Sheet, exercise: Exercise, rerun: &str, hints: Hin
         .map(|r| &r.verdict)
         .filter(|v| matches!(v, Verdict::Pending { .. }))
         .collect();
-    if sheet.compile_errors().is_some() {
+    let broken = sheet.compile_exercises();
+    if sheet.compile_errors().is_some() && (broken.is_empty() || broken.contains(&exercise)) {
         let _ = writeln!(
             out,
             "  {RED}✗{RESET} no compila: ninguna verificación pudo correr (los errores, arriba)."
+        );
+    } else if sheet.compile_errors().is_some() {
+        let files: Vec<&str> = broken.iter().map(|e| e.file()).collect();
+        let _ = writeln!(
+            out,
+            "  {YELLOW}…{RESET} sin verificar: los errores del compilador (arriba) están en {}; corrígelos y este ejercicio se verifica.",
+            files.join(" y ")
         );
     } else if pending.len() == results.len() {
         let location = match pending[0] {
@@ -286,10 +294,71 @@ fn progress(sheet: &Sheet) -> String {
                 .filter(|e| !graded.contains(e))
                 .map(|e| e.id())
                 .collect();
+            // The others were not graded: whether they pass is not known.
             format!(
-                "{head} · siguiente: `cargo run -p grader` (faltan {})",
-                rest.join(", ")
+                "{head} · {} no se verificaron en esta corrida: `cargo run -p grader` verifica los tres",
+                rest.join(" y ")
             )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::Catalog;
+    use crate::grading::Graded;
+    use crate::rubric::Rubric;
+    use crate::variants::Plan;
+
+    /// A sheet where nothing compiled, the compiler naming `file`.
+    fn not_compiled(file: &str) -> Sheet {
+        let catalog = Catalog::new(Vec::new(), &[]);
+        let error = format!("error: expected one of `!` or `::`\n --> {file}:12:5");
+        let graded = Graded {
+            target: "exercises",
+            results: catalog
+                .checks
+                .iter()
+                .map(|c| {
+                    (
+                        c.clone(),
+                        Verdict::NotCompiled {
+                            errors: vec![error.clone()],
+                        },
+                    )
+                })
+                .collect(),
+        };
+        Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[])
+    }
+
+    /// A compile error in client.rs is shown under exercise 2; the other
+    /// exercises say where the errors are.
+    #[test]
+    fn compile_errors_are_shown_under_the_exercise_whose_file_has_them() {
+        let sheet = not_compiled("exercises/src/client.rs");
+        assert_eq!(sheet.compile_exercises(), [Exercise::Cliente]);
+        let block = |e| {
+            exercise_block(&sheet, e, RERUN, Hints::Shown)
+                .replace(YELLOW, "")
+                .replace(RED, "")
+                .replace(RESET, "")
+        };
+        assert!(
+            block(Exercise::Cliente).contains(
+                "  ✗ no compila: ninguna verificación pudo correr (los errores, arriba)."
+            ),
+            "{}",
+            block(Exercise::Cliente)
+        );
+        for e in [Exercise::Cobro, Exercise::Reconciliacion] {
+            let text = block(e);
+            assert!(
+                text.contains("  … sin verificar: los errores del compilador (arriba) están en exercises/src/client.rs; corrígelos y este ejercicio se verifica."),
+                "{text}"
+            );
+            assert!(!text.contains("no compila"), "{text}");
         }
     }
 }

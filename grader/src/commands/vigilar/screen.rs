@@ -57,9 +57,13 @@ pub enum View {
 }
 
 impl View {
-    /// What `sheet` opens on: the first exercise that is not done, else the
+    /// What `sheet` opens on: the first exercise whose file the compiler's
+    /// errors name, else the first exercise that is not done, else the
     /// fleet.
     pub fn first(sheet: &Sheet) -> View {
+        if let Some(e) = sheet.compile_exercises().first() {
+            return View::Exercise(*e);
+        }
         sheet
             .exercises()
             .into_iter()
@@ -308,4 +312,49 @@ fn comparar_line(w: &Worlds) -> String {
         a.overcharge,
         a.overcharge_pct(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::Catalog;
+    use crate::grading;
+    use crate::rubric::Rubric;
+    use crate::variants::Plan;
+
+    /// `vigilar` opens on the exercise whose file does not compile, not on
+    /// exercise 1.
+    #[test]
+    fn a_compile_error_opens_the_exercise_whose_file_has_it() {
+        let catalog = Catalog::new(Vec::new(), &[]);
+        let errors = vec!["error: mismatched types\n --> exercises/src/client.rs:40:9".to_string()];
+        let graded = grading::Graded {
+            target: "exercises",
+            results: catalog
+                .checks
+                .iter()
+                .map(|c| {
+                    (
+                        c.clone(),
+                        Verdict::NotCompiled {
+                            errors: errors.clone(),
+                        },
+                    )
+                })
+                .collect(),
+        };
+        let sheet = Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[]);
+        assert_eq!(View::first(&sheet), View::Exercise(Exercise::Cliente));
+        let screen = render(
+            Some(&Graded { sheet, fleet: None }),
+            View::Exercise(Exercise::Cliente),
+            false,
+            "",
+        );
+        assert!(
+            screen.contains("Ejercicio 2 · Una idempotency key por operación"),
+            "{screen}"
+        );
+        assert!(!screen.contains("Ejercicio 1 ·"), "{screen}");
+    }
 }
