@@ -215,10 +215,9 @@ impl Verdict {
                 lines
             }
             Verdict::Pending { location } => {
-                let function = Exercise::from_file(location).map_or("", |e| e.function());
-                vec![format!(
-                    "pendiente: {function} todavía es todo!() ({location})"
-                )]
+                let what = Exercise::from_file(location)
+                    .map_or(String::new(), |e| format!("{} ", e.function()));
+                vec![format!("pendiente: {what}todavía es todo!() ({location})")]
             }
             Verdict::Panicked { message, location } => {
                 vec![format!("pánico en {location}: {message}")]
