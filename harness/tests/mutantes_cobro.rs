@@ -17,6 +17,7 @@ use sim::{
     ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, OrderId, Payments,
 };
 use solutions::PaymentsServer;
+use support::mistakes::StoreByRequest;
 use support::{Changed, ServerChange, always, any_retry, never};
 
 /// Server: a replay executes the charge again (the ledger grows) while
@@ -139,27 +140,6 @@ impl ServerChange for ReplayRetryAmount {
         } else {
             stored
         }
-    }
-}
-
-/// Server: the store keyed by the whole request `(key, order_id, amount)`,
-/// so a retry carrying another amount is charged again.
-struct StoreByRequest;
-
-impl ServerChange for StoreByRequest {
-    fn inner(_: bool) -> PaymentsServer {
-        PaymentsServer::new(false)
-    }
-    fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
-        if !s.idempotent {
-            return s.inner.charge(k, o, a);
-        }
-        if let Some(stored) = s.by_request.get(&(k, o, a)) {
-            return *stored;
-        }
-        let result = s.inner.charge(k, o, a);
-        s.by_request.insert((k, o, a), result);
-        result
     }
 }
 

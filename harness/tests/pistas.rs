@@ -22,10 +22,14 @@ use grader::variants::Plan;
 use grader::verdict::Exercise;
 use sim::clients::charge_with_key_per_attempt;
 use sim::{
-    ChargeId, ChargeOutcome, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money,
-    Network, Order, OrderId, Payments, Percent, Reconciliation,
+    ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, Order, OrderId,
+    Payments, Reconciliation,
 };
 use solutions::PaymentsServer;
+use support::mistakes::{
+    StoreByRequest, counted_per_key, netted, one_attempt_too_many, one_key_for_all,
+    percent_of_charged, retry_with_key,
+};
 use support::{Changed, ServerChange};
 
 // ------------------------------------------------------------ exercise 1
@@ -64,50 +68,44 @@ struct ChargeIdsCountCalls;
 impl ServerChange for ChargeIdsCountCalls {
     fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
         s.calls += 1;
-        if s.idempotent
-            && let Some(stored) = s.results.get(&k)
-        {
-            return *stored;
-        }
-        let result = ChargeResult {
-            charge_id: ChargeId(s.calls),
-            amount: a,
-            status: ChargeStatus::Captured,
-        };
-        s.rows.push(LedgerEntry {
-            key: k,
-            order_id: o,
-            amount: a,
-            charge_id: result.charge_id,
-        });
-        if s.idempotent {
-            s.results.insert(k, result);
-        }
-        result
+        let id = ChargeId(s.calls);
+        charge_with_id(s, k, o, a, id)
     }
     fn ledger(s: &Changed<Self>) -> &[LedgerEntry] {
         &s.rows
     }
 }
 
-/// Server: the store keyed by the whole request `(key, order_id, amount)`.
-struct StoreByRequest;
-
-impl ServerChange for StoreByRequest {
-    fn inner(_: bool) -> PaymentsServer {
-        PaymentsServer::new(false)
+/// The reference's charge, in a server that keeps its own ledger
+/// (`s.rows`) and store (`s.results`), with the charge id `id` for a new
+/// charge.
+fn charge_with_id<C: ServerChange>(
+    s: &mut Changed<C>,
+    k: IdempotencyKey,
+    o: OrderId,
+    a: Money,
+    id: ChargeId,
+) -> ChargeResult {
+    if s.idempotent
+        && let Some(stored) = s.results.get(&k)
+    {
+        return *stored;
     }
-    fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
-        if !s.idempotent {
-            return s.inner.charge(k, o, a);
-        }
-        if let Some(r) = s.by_request.get(&(k, o, a)) {
-            return *r;
-        }
-        let r = s.inner.charge(k, o, a);
-        s.by_request.insert((k, o, a), r);
-        r
+    let result = ChargeResult {
+        charge_id: id,
+        amount: a,
+        status: ChargeStatus::Captured,
+    };
+    s.rows.push(LedgerEntry {
+        key: k,
+        order_id: o,
+        amount: a,
+        charge_id: id,
+    });
+    if s.idempotent {
+        s.results.insert(k, result);
     }
+    result
 }
 
 /// Server: never looks in the store (every call charges, in both modes).
@@ -127,26 +125,8 @@ struct ChargeIdsFromZero;
 
 impl ServerChange for ChargeIdsFromZero {
     fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
-        if s.idempotent
-            && let Some(stored) = s.results.get(&k)
-        {
-            return *stored;
-        }
-        let result = ChargeResult {
-            charge_id: ChargeId(s.rows.len() as u64),
-            amount: a,
-            status: ChargeStatus::Captured,
-        };
-        s.rows.push(LedgerEntry {
-            key: k,
-            order_id: o,
-            amount: a,
-            charge_id: result.charge_id,
-        });
-        if s.idempotent {
-            s.results.insert(k, result);
-        }
-        result
+        let id = ChargeId(s.rows.len() as u64);
+        charge_with_id(s, k, o, a, id)
     }
     fn ledger(s: &Changed<Self>) -> &[LedgerEntry] {
         &s.rows
@@ -170,45 +150,6 @@ kit!(IdsFromZeroKit {
 });
 
 // ------------------------------------------------------------ exercise 2
-
-/// Lesson 2's loop with `key` on every attempt, at most `max` attempts.
-fn retry_with_key<P: Payments>(
-    server: &mut P,
-    network: &mut Network,
-    order: &Order,
-    key: IdempotencyKey,
-    max: u32,
-) -> ChargeOutcome {
-    let mut attempts = 0;
-    while attempts < max {
-        attempts += 1;
-        if let Some(result) = network.send(server, key, order.id, order.amount) {
-            return ChargeOutcome {
-                attempts,
-                confirmed: Some(result),
-            };
-        }
-    }
-    ChargeOutcome {
-        attempts,
-        confirmed: None,
-    }
-}
-
-client! {
-    /// Client: `attempts <= max_attempts`.
-    fn one_attempt_too_many(server, network, keys, order, max_attempts) {
-        let key = keys.new_key();
-        retry_with_key(server, network, order, key, max_attempts + 1)
-    }
-}
-
-client! {
-    /// Client: one fixed key for every operation.
-    fn one_key_for_all(server, network, _keys, order, max_attempts) {
-        retry_with_key(server, network, order, IdempotencyKey(0x0c11_e07e), max_attempts)
-    }
-}
 
 client! {
     /// Client: sends once and never retries.
@@ -254,39 +195,6 @@ fn twice_by_amount(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
     }
 }
 
-/// The percentage over what was charged (issue 17's third case).
-fn percent_of_charged(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
-    let r = reference(orders, ledger);
-    Reconciliation {
-        overcharge_pct: Percent::of(r.overcharge, r.charged),
-        ..r
-    }
-}
-
-/// The overcharge as the net `charged − intended`.
-fn net_overcharge(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
-    let r = reference(orders, ledger);
-    let overcharge = r.charged.saturating_excess(r.intended);
-    Reconciliation {
-        overcharge,
-        undercharge: r.intended.saturating_excess(r.charged),
-        overcharge_pct: Percent::of(overcharge, r.intended),
-        ..r
-    }
-}
-
-/// "Charged 2+ times" counted per key.
-fn twice_per_key(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
-    let mut per_key: HashMap<IdempotencyKey, u64> = HashMap::new();
-    for r in ledger {
-        *per_key.entry(r.key).or_default() += 1;
-    }
-    Reconciliation {
-        orders_charged_twice_or_more: per_key.values().filter(|n| **n >= 2).count() as u64,
-        ..reference(orders, ledger)
-    }
-}
-
 /// Unknown-order rows counted by distinct order id.
 fn unknown_by_distinct_ids(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
     let mut ids: Vec<OrderId> = ledger
@@ -308,11 +216,9 @@ kit!(TwiceByAmountKit {
 kit!(PercentOfChargedKit {
     reconcile: percent_of_charged
 });
-kit!(NetOverchargeKit {
-    reconcile: net_overcharge
-});
+kit!(NetOverchargeKit { reconcile: netted });
 kit!(TwicePerKeyKit {
-    reconcile: twice_per_key
+    reconcile: counted_per_key
 });
 kit!(UnknownByIdsKit {
     reconcile: unknown_by_distinct_ids

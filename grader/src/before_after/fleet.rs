@@ -204,9 +204,7 @@ fn parse_orders(text: &str) -> Result<u64, String> {
 pub fn parse_probability(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
-        _ => Err(format!(
-            "debe ser una probabilidad entre 0 y 1 (p. ej. 0.15)"
-        )),
+        _ => Err("debe ser una probabilidad entre 0 y 1 (p. ej. 0.15)".to_string()),
     }
 }
 
@@ -230,7 +228,7 @@ fn parse_stream(text: &str) -> Result<StreamKind, String> {
     match text.trim() {
         "cpython" => Ok(StreamKind::Cpython),
         "chacha" => Ok(StreamKind::Chacha),
-        _ => Err(format!("se permiten: cpython, chacha")),
+        _ => Err("se permiten: cpython, chacha".to_string()),
     }
 }
 

@@ -307,29 +307,16 @@ fn progress(sheet: &Sheet) -> String {
 mod tests {
     use super::*;
     use crate::checks::Catalog;
-    use crate::grading::Graded;
+    use crate::grading;
     use crate::rubric::Rubric;
+    use crate::runner::diagnostics::Cause;
     use crate::variants::Plan;
 
     /// A sheet where nothing compiled, the compiler naming `file`.
     fn not_compiled(file: &str) -> Sheet {
-        let catalog = Catalog::new(Vec::new(), &[]);
         let error = format!("error: expected one of `!` or `::`\n --> {file}:12:5");
-        let graded = Graded {
-            target: "exercises",
-            results: catalog
-                .checks
-                .iter()
-                .map(|c| {
-                    (
-                        c.clone(),
-                        Verdict::NotCompiled {
-                            errors: vec![error.clone()],
-                        },
-                    )
-                })
-                .collect(),
-        };
+        let catalog = Catalog::new(Vec::new(), &[]);
+        let graded = grading::not_compiled(&catalog, "exercises", &Cause::Compile(vec![error]));
         Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[])
     }
 

@@ -25,6 +25,8 @@ use protocol::{Job, Observation};
 use sim::{ChargeResult, IdempotencyKey, LedgerEntry, Money, OrderId, Payments};
 use solutions::PaymentsServer;
 
+pub mod mistakes;
+
 // ------------------------------------------------------------------- kits
 
 /// How a changed server differs from the reference. The wrapped reference

@@ -320,6 +320,7 @@ mod tests {
     use crate::checks::Catalog;
     use crate::grading;
     use crate::rubric::Rubric;
+    use crate::runner::diagnostics::Cause;
     use crate::variants::Plan;
 
     /// `vigilar` opens on the exercise whose file does not compile, not on
@@ -327,22 +328,8 @@ mod tests {
     #[test]
     fn a_compile_error_opens_the_exercise_whose_file_has_it() {
         let catalog = Catalog::new(Vec::new(), &[]);
-        let errors = vec!["error: mismatched types\n --> exercises/src/client.rs:40:9".to_string()];
-        let graded = grading::Graded {
-            target: "exercises",
-            results: catalog
-                .checks
-                .iter()
-                .map(|c| {
-                    (
-                        c.clone(),
-                        Verdict::NotCompiled {
-                            errors: errors.clone(),
-                        },
-                    )
-                })
-                .collect(),
-        };
+        let error = "error: mismatched types\n --> exercises/src/client.rs:40:9".to_string();
+        let graded = grading::not_compiled(&catalog, "exercises", &Cause::Compile(vec![error]));
         let sheet = Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[]);
         assert_eq!(View::first(&sheet), View::Exercise(Exercise::Cliente));
         let screen = render(
