@@ -14,6 +14,10 @@ use crate::flags;
 
 use crate::report::Format;
 
+/// The `--help` heading of the options students do not need (formats,
+/// rubrics, hidden variants, other fixture folders).
+const INSTRUCTORS: &str = "Opciones para instructores";
+
 /// Corrector del Módulo 4, lección 2: «El doble cargo del reintento, medido».
 ///
 /// Sin comando, verifica tus tres ejercicios (exercises/) e imprime el
@@ -41,7 +45,7 @@ pub struct Cli {
 
     /// Límite de tiempo de cada verificación, en segundos; por omisión 5
     /// (alias: --limite).
-    #[arg(long, alias = "limite", value_name = "SEGUNDOS", default_value = "5", hide_default_value = true, allow_negative_numbers = true, value_parser = flags::parse_timeout, global = true)]
+    #[arg(long, alias = "limite", value_name = "SEGUNDOS", default_value = "5", hide_default_value = true, allow_negative_numbers = true, value_parser = flags::parse_timeout, global = true, display_order = 1)]
     pub timeout: Duration,
 
     /// Carpeta de fixtures (*.toml) a usar además de fixtures/; se puede
@@ -50,7 +54,8 @@ pub struct Cli {
         long,
         alias = "carpeta-fixtures",
         value_name = "CARPETA",
-        global = true
+        global = true,
+        help_heading = INSTRUCTORS
     )]
     pub fixtures: Vec<PathBuf>,
 
@@ -64,33 +69,34 @@ pub struct Cli {
         value_parser = EnumValueParser::<Format>::new().try_map(Format::available),
         default_value = "text",
         hide_default_value = true,
-        hide_possible_values = true
+        hide_possible_values = true,
+        help_heading = INSTRUCTORS
     )]
     pub format: Format,
 
     /// Escribe el informe en ARCHIVO en vez de la salida estándar (alias:
     /// --salida).
-    #[arg(long = "output", alias = "salida", value_name = "ARCHIVO")]
+    #[arg(long = "output", alias = "salida", value_name = "ARCHIVO", help_heading = INSTRUCTORS)]
     pub output: Option<PathBuf>,
 
     /// Califica solo un ejercicio: cobro, cliente o reconciliacion; se puede
     /// repetir (alias: --exercise).
-    #[arg(long = "ejercicio", alias = "exercise", value_name = "NOMBRE", value_parser = ["cobro", "cliente", "reconciliacion"], hide_possible_values = true)]
+    #[arg(long = "ejercicio", alias = "exercise", value_name = "NOMBRE", value_parser = ["cobro", "cliente", "reconciliacion"], hide_possible_values = true, display_order = 0)]
     pub exercises: Vec<String>,
 
     /// Rúbrica (TOML) con los puntos y la visibilidad de cada verificación;
     /// por omisión grader/rubrica.toml (alias: --rubric).
-    #[arg(long = "rubrica", alias = "rubric", value_name = "ARCHIVO")]
+    #[arg(long = "rubrica", alias = "rubric", value_name = "ARCHIVO", help_heading = INSTRUCTORS)]
     pub rubric: Option<PathBuf>,
 
     /// Agrega N variantes ocultas (flotas generadas) por ejercicio, de 1 a
     /// 50; la semilla sale de --semilla o de la variable KIT_SEMILLA_SECRETA
     /// (alias: --variants).
-    #[arg(long = "variantes", alias = "variants", value_name = "N", value_parser = crate::variants::parse_count)]
+    #[arg(long = "variantes", alias = "variants", value_name = "N", value_parser = crate::variants::parse_count, help_heading = INSTRUCTORS)]
     pub variants: Option<u32>,
 
     /// Semilla de las variantes ocultas, un entero (alias: --seed).
-    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = crate::variants::parse_seed)]
+    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = crate::variants::parse_seed, help_heading = INSTRUCTORS)]
     pub seed: Option<u64>,
 
     /// Lee la semilla de las variantes ocultas del archivo RUTA (un entero) y
@@ -101,7 +107,8 @@ pub struct Cli {
         alias = "seed-file",
         value_name = "RUTA",
         conflicts_with = "seed",
-        requires = "variants"
+        requires = "variants",
+        help_heading = INSTRUCTORS
     )]
     pub seed_file: Option<PathBuf>,
 
@@ -111,11 +118,11 @@ pub struct Cli {
 
     /// Califica también la variante de esta semilla (la que da el informe
     /// para reproducir un fallo); se puede repetir (alias: --variant).
-    #[arg(long = "variante", alias = "variant", value_name = "SEMILLA", value_parser = crate::variants::parse_variant_seed)]
+    #[arg(long = "variante", alias = "variant", value_name = "SEMILLA", value_parser = crate::variants::parse_variant_seed, help_heading = INSTRUCTORS)]
     pub variant: Vec<u32>,
 
     /// Muestra esta ayuda (alias: --ayuda).
-    #[arg(short = 'h', long = "help", alias = "ayuda", action = ArgAction::Help, global = true)]
+    #[arg(short = 'h', long = "help", alias = "ayuda", action = ArgAction::Help, global = true, display_order = 2)]
     pub help: Option<bool>,
 
     /// Qué hacer (sin comando: verificar los ejercicios).
@@ -175,7 +182,7 @@ pub enum Command {
 /// deleted here, before anything else runs; a file that cannot be read,
 /// holds no integer or cannot be deleted is one Spanish line and status 2.
 pub fn parse() -> Result<Cli, ExitCode> {
-    let mut cli = Cli::try_parse().map_err(|e| flags::clap_error(&e))?;
+    let mut cli = Cli::try_parse().map_err(|e| flags::clap_error(&e, &commands()))?;
     if std::env::var_os(crate::variants::SECRET_SEED_ENV).is_some() {
         return Err(without_secret_env(&cli));
     }
@@ -189,6 +196,15 @@ pub fn parse() -> Result<Cli, ExitCode> {
         }
     }
     Ok(cli)
+}
+
+/// The names of the subcommands `--help` lists, as clap knows them.
+pub fn commands() -> Vec<String> {
+    <Cli as clap::CommandFactory>::command()
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| c.get_name().to_string())
+        .collect()
 }
 
 /// Takes the secret seed out of this process's environment, which the same

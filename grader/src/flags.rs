@@ -13,7 +13,8 @@ pub const MAX_VARIANTS: u32 = 50;
 /// Prints clap's error `e` in Spanish and gives the exit status: help
 /// (`--help`) is printed as is with status 0; anything else is one line,
 /// `grader: <qué>. Usa --help para ver las opciones.`, with status 2.
-pub fn clap_error(e: &clap::Error) -> ExitCode {
+/// `commands` are the subcommands an unknown one is listed against.
+pub fn clap_error(e: &clap::Error, commands: &[String]) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(
         e.kind(),
@@ -24,13 +25,15 @@ pub fn clap_error(e: &clap::Error) -> ExitCode {
     }
     eprintln!(
         "grader: {}. Usa --help para ver las opciones.",
-        clap_message(e)
+        clap_message(e, commands)
     );
     ExitCode::from(2)
 }
 
-/// The Spanish description of a usage error (without prefix or final hint).
-pub fn clap_message(e: &clap::Error) -> String {
+/// The Spanish description of a usage error (without prefix or final hint);
+/// an unknown subcommand is listed against `commands`, with clap's
+/// suggestion.
+pub fn clap_message(e: &clap::Error, commands: &[String]) -> String {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     let ctx = |kind| match e.get(kind) {
         Some(ContextValue::String(s)) => s.clone(),
@@ -41,20 +44,38 @@ pub fn clap_message(e: &clap::Error) -> String {
     let arg = ctx(ContextKind::InvalidArg);
     match e.kind() {
         ErrorKind::UnknownArgument => format!("opción desconocida: {arg}"),
-        ErrorKind::InvalidSubcommand => format!(
-            "comando desconocido: {}; los comandos son: escenario, comparar, barrido",
-            ctx(ContextKind::InvalidSubcommand)
-        ),
+        ErrorKind::InvalidSubcommand => {
+            let suggested = ctx(ContextKind::SuggestedSubcommand);
+            let guess = if suggested.is_empty() {
+                String::new()
+            } else {
+                format!(" (¿quisiste decir {suggested}?)")
+            };
+            format!(
+                "comando desconocido: {}{guess}; los comandos son: {}",
+                ctx(ContextKind::InvalidSubcommand),
+                commands.join(", ")
+            )
+        }
         ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
+            let flag = arg.split(' ').next().unwrap_or(&arg).to_string();
             let value = ctx(ContextKind::InvalidValue);
             let allowed = ctx(ContextKind::ValidValue);
             let why = e.source().map(|s| s.to_string()).unwrap_or_default();
-            let mut m = format!("valor inválido para {arg}: «{value}»");
+            if value.is_empty() && allowed.is_empty() && why.is_empty() {
+                let name = arg.split_once(' ').map_or("", |(_, n)| n);
+                let name = name.trim_matches(['<', '>']);
+                return format!(
+                    "{flag} necesita un valor ({name}) y llegó vacío: escríbelo después de {flag}, p. ej. {flag} {}",
+                    example(&flag, name)
+                );
+            }
+            let mut m = format!("{flag} no acepta «{value}»");
             if !allowed.is_empty() {
                 m.push_str(&format!("; se permiten: {allowed}"));
             }
             if !why.is_empty() {
-                m.push_str(&format!(" ({why})"));
+                m.push_str(&format!(": {why}"));
             }
             m
         }
@@ -72,6 +93,18 @@ pub fn clap_message(e: &clap::Error) -> String {
                 .unwrap_or("")
                 .trim_start_matches("error: ")
         ),
+    }
+}
+
+/// An example value for `flag`, whose value is named `name` in `--help`.
+fn example(flag: &str, name: &str) -> &'static str {
+    match (flag, name) {
+        ("--svg", _) => "barrido.svg",
+        (_, "ARCHIVO") => "informe.txt",
+        (_, "CARPETA") => "mis-fixtures",
+        (_, "SEGUNDOS") => "5",
+        (_, "P") => "0.15",
+        _ => "…",
     }
 }
 
@@ -140,7 +173,7 @@ pub fn parse_timeout(text: &str) -> Result<Duration, String> {
     let secs: f64 = text
         .trim()
         .parse()
-        .map_err(|_| format!("«{text}» no es un número de segundos (p. ej. 5 o 0.5)"))?;
+        .map_err(|_| "no es un número de segundos (p. ej. 5 o 0.5)".to_string())?;
     if !(0.1..=600.0).contains(&secs) {
         return Err("debe ser un número de segundos entre 0.1 y 600, p. ej. 5 o 0.5".to_string());
     }
@@ -154,9 +187,7 @@ pub fn parse_timeout(text: &str) -> Result<Duration, String> {
 pub fn parse_count(text: &str) -> Result<u32, String> {
     match text.trim().parse::<u32>() {
         Ok(n) if (1..=MAX_VARIANTS).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "debe ser un entero entre 1 y {MAX_VARIANTS}; se leyó {text}"
-        )),
+        _ => Err(format!("debe ser un entero entre 1 y {MAX_VARIANTS}")),
     }
 }
 
@@ -167,7 +198,7 @@ pub fn parse_count(text: &str) -> Result<u32, String> {
 pub fn parse_seed(text: &str) -> Result<u64, String> {
     text.trim()
         .parse()
-        .map_err(|_| format!("debe ser un entero entre 0 y {}; se leyó {text}", u64::MAX))
+        .map_err(|_| format!("debe ser un entero entre 0 y {}", u64::MAX))
 }
 
 /// Parses a variant's own seed (`--variante`): an integer from 0 to 2^32 − 1.
@@ -177,7 +208,7 @@ pub fn parse_seed(text: &str) -> Result<u64, String> {
 pub fn parse_variant_seed(text: &str) -> Result<u32, String> {
     text.trim().parse().map_err(|_| {
         format!(
-            "debe ser la semilla de una variante, un entero entre 0 y {}; se leyó {text}",
+            "debe ser la semilla de una variante, un entero entre 0 y {}",
             u32::MAX
         )
     })
@@ -240,7 +271,7 @@ mod tests {
         assert_eq!(parse_count("50"), Ok(50));
         assert_eq!(
             parse_count("0").unwrap_err(),
-            "debe ser un entero entre 1 y 50; se leyó 0"
+            "debe ser un entero entre 1 y 50"
         );
         assert!(parse_count("51").is_err());
         assert_eq!(parse_seed(" 7 "), Ok(7));
@@ -253,6 +284,10 @@ mod tests {
         assert!(parse_variant_seed("4294967296").is_err());
         assert_eq!(parse_timeout("0.5"), Ok(Duration::from_millis(500)));
         assert!(parse_timeout("0.05").is_err() && parse_timeout("601").is_err());
-        assert!(parse_timeout("cinco").unwrap_err().contains("«cinco»"));
+        // clap shows the value once («cinco»); the reason does not repeat it.
+        assert_eq!(
+            parse_timeout("cinco").unwrap_err(),
+            "no es un número de segundos (p. ej. 5 o 0.5)"
+        );
     }
 }

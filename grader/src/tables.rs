@@ -62,7 +62,7 @@ fn buyer(out: &mut String, scenario: &Scenario, runs: &ScenarioRuns) {
     let line = |out: &mut String, label: &str, w: &WorldRun| {
         let _ = writeln!(
             out,
-            "  {label:<23}-> intentos={}  cargos={}  TOTAL COBRADO={}",
+            "  {label:<23}-> reintentos={}  cargos={}  TOTAL COBRADO={}",
             w.attempts,
             rec(w).charges,
             plain(rec(w).charged)
@@ -77,6 +77,14 @@ fn buyer(out: &mut String, scenario: &Scenario, runs: &ScenarioRuns) {
         out,
         "\n  Cobro correcto esperado: {}\n",
         plain(rec(&runs.after).intended)
+    );
+    // The lesson's `reintentos` is its client's `attempts`: every attempt,
+    // the first one included.
+    let n = runs.before.attempts;
+    let _ = writeln!(
+        out,
+        "  (reintentos={n}, como en la lección, cuenta cada intento: el primero y {} reintento(s))",
+        n.saturating_sub(1)
     );
 }
 

@@ -72,6 +72,10 @@ impl Exercise {
     }
 }
 
+/// A hint and the fixed check (its name within the exercise) whose rule it
+/// explains; `None` when the hint only says what differs.
+pub type Hint = (String, Option<&'static str>);
+
 /// The outcome of one check.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "estado", rename_all = "snake_case")]
@@ -86,6 +90,16 @@ pub enum Verdict {
         got: String,
         /// What the lesson says about this mistake.
         hint: String,
+        /// The calls of the check step by step, the model's answer and the
+        /// code's, marked where they part (exercise 1); empty otherwise.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        steps: Vec<String>,
+        /// The name of the fixed check of the same exercise whose rule the
+        /// hint explains (`porcentaje-sobre-la-intencion`), when the
+        /// observation proves that mistake; `None` when the hint only says
+        /// what differs. Reports show first the check that owns its hint.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        owner: Option<String>,
     },
     /// The code still reaches a `todo!()`.
     Pending {
@@ -150,6 +164,33 @@ impl Verdict {
             expected: expected.into(),
             got: got.into(),
             hint: hint.into(),
+            steps: Vec::new(),
+            owner: None,
+        }
+    }
+
+    /// This failure with its step table (no change to other verdicts).
+    pub fn with_steps(mut self, table: Vec<String>) -> Verdict {
+        if let Verdict::Failed { steps, .. } = &mut self {
+            *steps = table;
+        }
+        self
+    }
+
+    /// This failure with the check that owns its hint (no change to other
+    /// verdicts).
+    pub fn owned_by(mut self, check: Option<&str>) -> Verdict {
+        if let Verdict::Failed { owner, .. } = &mut self {
+            *owner = check.map(str::to_string);
+        }
+        self
+    }
+
+    /// The check that owns this failure's hint, if it is known.
+    pub fn owner(&self) -> Option<&str> {
+        match self {
+            Verdict::Failed { owner, .. } => owner.as_deref(),
+            _ => None,
         }
     }
 
@@ -172,19 +213,18 @@ impl Verdict {
                 expected,
                 got,
                 hint,
-            } => [
-                Some(format!("esperado: {expected}")),
-                Some(format!("obtenido: {got}")),
-                hint_line(hint),
-            ]
-            .into_iter()
-            .flatten()
-            .collect(),
+                steps,
+                ..
+            } => {
+                let mut lines = vec![format!("esperado: {expected}"), format!("obtenido: {got}")];
+                lines.extend(steps.iter().map(|l| format!("  {l}")));
+                lines.extend(hint_line(hint));
+                lines
+            }
             Verdict::Pending { location } => {
-                let function = Exercise::from_file(location).map_or("", |e| e.function());
-                vec![format!(
-                    "pendiente: {function} todavía es todo!() ({location})"
-                )]
+                let what = Exercise::from_file(location)
+                    .map_or(String::new(), |e| format!("{} ", e.function()));
+                vec![format!("pendiente: {what}todavía es todo!() ({location})")]
             }
             Verdict::Panicked { message, location } => {
                 vec![format!("pánico en {location}: {message}")]

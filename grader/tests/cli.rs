@@ -103,14 +103,8 @@ fn usage_errors_are_spanish_one_liners_with_status_2() {
     std::fs::create_dir_all(&empty).unwrap();
     for (args, want) in [
         (vec!["--bogus"], "grader: opción desconocida: --bogus"),
-        (
-            vec!["--timeout", "cero"],
-            "grader: valor inválido para --timeout",
-        ),
-        (
-            vec!["--timeout", "-3"],
-            "grader: valor inválido para --timeout",
-        ),
+        (vec!["--timeout", "cero"], "grader: --timeout no acepta"),
+        (vec!["--timeout", "-3"], "grader: --timeout no acepta"),
         (
             vec!["escenario", "no-existe"],
             "grader: escenario desconocido «no-existe»; los escenarios son: escenario-a",
@@ -121,19 +115,19 @@ fn usage_errors_are_spanish_one_liners_with_status_2() {
         ),
         (
             vec!["--timeout", "0"],
-            "grader: valor inválido para --timeout <SEGUNDOS>: «0» (debe ser un número de segundos entre 0.1 y 600, p. ej. 5 o 0.5)",
+            "grader: --timeout no acepta «0»: debe ser un número de segundos entre 0.1 y 600, p. ej. 5 o 0.5. Usa --help",
         ),
         (
             vec!["--timeout", "601"],
-            "grader: valor inválido para --timeout <SEGUNDOS>: «601» (debe ser un número de segundos entre 0.1 y 600",
+            "grader: --timeout no acepta «601»: debe ser un número de segundos entre 0.1 y 600",
         ),
         (
             vec!["--timeout", "nan"],
-            "grader: valor inválido para --timeout <SEGUNDOS>: «nan»",
+            "grader: --timeout no acepta «nan»",
         ),
         (
             vec!["--format", "pdf"],
-            "grader: valor inválido para --format <FORMATO>: «pdf»; se permiten: text, gradescope, junit",
+            "grader: --format no acepta «pdf»; se permiten: text, gradescope, junit",
         ),
         (
             vec!["escenario", "/no/such/flota.toml"],
@@ -185,4 +179,70 @@ fn a_malformed_fixture_stops_the_grader_naming_file_and_field() {
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An unknown command lists every command clap knows (whatever commands
+/// the kit gains) and clap's closest one.
+#[test]
+fn unknown_commands_list_every_command_and_suggest_the_closest() {
+    let o = grader(&["vigilr"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    let commands = grader::cli::commands();
+    assert!(commands.iter().any(|c| c == "vigilar"), "{commands:?}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "grader: comando desconocido: vigilr (¿quisiste decir vigilar?); los comandos son: {}. Usa --help para ver las opciones.",
+            commands.join(", ")
+        )
+    );
+    let far = stderr(&grader(&["xyz"]));
+    assert!(!far.contains("quisiste"), "{far}");
+}
+
+/// A number out of range is said once, with what is allowed; an empty file
+/// name says what is missing.
+#[test]
+fn out_of_range_numbers_and_empty_names_are_said_once() {
+    let o = grader(&["comparar", "--p-perdida", "1.5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "grader: --p-perdida no acepta «1.5»: debe ser una probabilidad entre 0 y 1 (p. ej. 0.15). Usa --help para ver las opciones.\n"
+    );
+    let o = grader(&["barrido", "--svg", ""]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "grader: --svg necesita un valor (ARCHIVO) y llegó vacío: escríbelo después de --svg, p. ej. --svg barrido.svg. Usa --help para ver las opciones.\n"
+    );
+}
+
+/// `--help` shows the student's options first and the instructors' under
+/// their own heading.
+#[test]
+fn help_puts_the_students_options_first() {
+    let o = grader(&["--help"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0));
+    let at = |s: &str| out.find(s).unwrap_or_else(|| panic!("no {s} in\n{out}"));
+    let instructors = at("\nOpciones para instructores:\n");
+    assert!(at("\nOpciones:\n") < instructors, "{out}");
+    for student in ["--ejercicio", "--timeout", "--help"] {
+        assert!(at(student) < instructors, "{student}\n{out}");
+    }
+    for instructor in [
+        "--rubrica",
+        "--variantes",
+        "--semilla",
+        "--archivo-semilla",
+        "--variante ",
+        "--format",
+        "--output",
+        "--fixtures",
+    ] {
+        assert!(at(instructor) > instructors, "{instructor}\n{out}");
+    }
 }

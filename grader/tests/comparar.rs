@@ -166,9 +166,14 @@ mod with_solutions {
             "Antes: SIN idempotencia (medido)",
             "Después: CON idempotency_key (medido)",
             "p + p² + p³",
+            "max_attempts=4, la referencia)",
         ] {
             assert!(chart.contains(label), "{label} missing from the chart");
         }
+        assert!(
+            !chart.contains("solutions)"),
+            "the crate's name in the title"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -168,11 +168,11 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
         ),
         (
             &["--format", "xml"][..],
-            "grader: valor inválido para --format <FORMATO>: «xml»; se permiten: text, gradescope, junit. Usa --help para ver las opciones.",
+            "grader: --format no acepta «xml»; se permiten: text, gradescope, junit. Usa --help para ver las opciones.",
         ),
         (
             &["--formato", "junit"][..],
-            "grader: valor inválido para --format <FORMATO>: «junit» (este juez se compiló sin el formato junit, que es para los instructores; pídelo con `cargo run -p grader --features junit -- --format junit`). Usa --help para ver las opciones.",
+            "grader: --format no acepta «junit»: este juez se compiló sin el formato junit, que es para los instructores; pídelo con `cargo run -p grader --features junit -- --format junit`. Usa --help para ver las opciones.",
         ),
         (
             &["--bogus"][..],

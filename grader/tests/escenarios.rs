@@ -82,27 +82,30 @@ fn the_one_buyer_scenarios_are_the_lessons() {
         return;
     };
     assert!(
-        a.contains("  SIN idempotencia       -> intentos=2  cargos=2  TOTAL COBRADO=$1000\n"),
+        a.contains("  SIN idempotencia       -> reintentos=2  cargos=2  TOTAL COBRADO=$1000\n"),
         "{a}"
     );
     assert!(
-        a.contains("  CON idempotency_key    -> intentos=2  cargos=1  TOTAL COBRADO=$500\n"),
+        a.contains("  CON idempotency_key    -> reintentos=2  cargos=1  TOTAL COBRADO=$500\n"),
         "{a}"
     );
-    assert!(a.ends_with("  Cobro correcto esperado: $500\n"), "{a}");
+    assert!(
+        a.ends_with("  Cobro correcto esperado: $500\n  (reintentos=2, como en la lección, cuenta cada intento: el primero y 1 reintento(s))\n"),
+        "{a}"
+    );
     let b = table(&load("escenario-b")).unwrap();
     assert!(b.contains("cargos=3  TOTAL COBRADO=$1500"), "{b}");
     assert!(
-        b.contains("CON idempotency_key    -> intentos=3  cargos=1  TOTAL COBRADO=$500"),
+        b.contains("CON idempotency_key    -> reintentos=3  cargos=1  TOTAL COBRADO=$500"),
         "{b}"
     );
     let l3 = table(&load("leccion-3-key-por-intento")).unwrap();
     assert!(
-        l3.contains("  CON key por intento    -> intentos=3  cargos=3  TOTAL COBRADO=$1500\n"),
+        l3.contains("  CON key por intento    -> reintentos=3  cargos=3  TOTAL COBRADO=$1500\n"),
         "{l3}"
     );
     assert!(
-        l3.contains("  CON idempotency_key    -> intentos=3  cargos=1  TOTAL COBRADO=$500\n"),
+        l3.contains("  CON idempotency_key    -> reintentos=3  cargos=1  TOTAL COBRADO=$500\n"),
         "{l3}"
     );
 }

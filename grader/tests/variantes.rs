@@ -134,7 +134,7 @@ fn the_secret_seed_comes_from_the_environment() {
     for (args, want) in [
         (
             vec!["--variantes", "0", "--semilla", "1"],
-            "grader: valor inválido para --variantes <N>: «0» (debe ser un entero entre 1 y 50; se leyó 0)",
+            "grader: --variantes no acepta «0»: debe ser un entero entre 1 y 50. Usa --help",
         ),
         (
             vec!["--semilla", "1"],
@@ -142,7 +142,7 @@ fn the_secret_seed_comes_from_the_environment() {
         ),
         (
             vec!["--variante", "cuatro"],
-            "grader: valor inválido para --variante <SEMILLA>: «cuatro» (debe ser la semilla de una variante, un entero entre 0 y 4294967295; se leyó cuatro)",
+            "grader: --variante no acepta «cuatro»: debe ser la semilla de una variante, un entero entre 0 y 4294967295. Usa --help",
         ),
     ] {
         let o = grader(&args);

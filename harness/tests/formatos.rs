@@ -9,22 +9,14 @@ mod informes;
 
 mod support;
 
+use support::mistakes::percent_of_charged;
+
 use grader::checks::Catalog;
 use grader::report::{self, Format, sheet::Sheet};
 use grader::rubric::{Points, Rubric};
 use grader::variants::Plan;
 use grader::verdict::Exercise;
 use informes::{fixtures, gradescope, junit, junit_failure, score_line};
-use sim::{Kit, LedgerEntry, Order, Percent, Reconciliation};
-use solutions::Solutions;
-
-/// The reference's reconciliation, except that the overcharge percentage is
-/// taken over what was charged instead of over the intention.
-fn percent_of_charged(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
-    let mut r = Solutions::reconcile(orders, ledger);
-    r.overcharge_pct = Percent::of(r.overcharge, r.charged);
-    r
-}
 
 kit!(PercentOfCharged {
     reconcile: percent_of_charged

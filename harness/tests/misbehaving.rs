@@ -718,10 +718,15 @@ fn main() {
             full_marks(&catalog, kit, within, prepare, after),
         ));
     }
+    // A passing case's summary quotes the verdicts it expected ("el proceso
+    // murió: abortó …"): shown only when asked for, as libtest shows a
+    // passing test's output only with --nocapture.
+    let detail = std::env::args().any(|a| a == "--nocapture" || a == "--show-output");
     let mut failed = 0;
     for (name, result) in &results {
         match result {
-            Ok(summary) => println!("test {name} ... ok: {summary}"),
+            Ok(summary) if detail => println!("test {name} ... ok: {summary}"),
+            Ok(_) => println!("test {name} ... ok"),
             Err(problems) => {
                 failed += 1;
                 println!("test {name} ... FAILED\n{problems}");

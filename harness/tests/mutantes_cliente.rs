@@ -15,50 +15,15 @@ mod support;
 use grader::fixture::Scenario;
 use grader::oracle::Expected;
 use sim::clients::charge_with_key_per_attempt;
-use sim::{ChargeOutcome, IdempotencyKey, Network, Order, Payments};
+use sim::{ChargeOutcome, IdempotencyKey};
+use support::mistakes::{one_attempt_too_many, one_key_for_all, retry_with_key};
 use support::{any_retry, never};
-
-/// Lesson 2's loop with the key chosen by the caller: sends `order` with
-/// `key` on every attempt until a response arrives, at most `max_attempts`
-/// times. `sim` no longer ships it (the harness keeps lesson 2's client
-/// private), so the mutants that get only the key or the limit wrong call
-/// this copy.
-fn retry_with_key<P: Payments>(
-    server: &mut P,
-    network: &mut Network,
-    order: &Order,
-    key: IdempotencyKey,
-    max_attempts: u32,
-) -> ChargeOutcome {
-    let mut attempts = 0;
-    while attempts < max_attempts {
-        attempts += 1;
-        if let Some(result) = network.send(server, key, order.id, order.amount) {
-            return ChargeOutcome {
-                attempts,
-                confirmed: Some(result),
-            };
-        }
-    }
-    ChargeOutcome {
-        attempts,
-        confirmed: None,
-    }
-}
 
 client! {
     /// Client: the key derived from the order's content.
     fn key_from_content(server, network, _keys, order, max_attempts) {
         let key = IdempotencyKey((order.id.0 << 32) ^ order.amount.cents() as u64);
         retry_with_key(server, network, order, key, max_attempts)
-    }
-}
-
-client! {
-    /// Client: one key, fixed once, reused for every operation.
-    fn one_key_for_all(server, network, _keys, order, max_attempts) {
-        const THE_KEY: IdempotencyKey = IdempotencyKey(0x0c11_e07e);
-        retry_with_key(server, network, order, THE_KEY, max_attempts)
     }
 }
 
@@ -75,14 +40,6 @@ client! {
             attempts: max_attempts,
             confirmed,
         }
-    }
-}
-
-client! {
-    /// Client: `attempts <= max_attempts`, one attempt too many.
-    fn one_attempt_too_many(server, network, keys, order, max_attempts) {
-        let key = keys.new_key();
-        retry_with_key(server, network, order, key, max_attempts + 1)
     }
 }
 

@@ -17,6 +17,7 @@ use sim::{
     ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, OrderId, Payments,
 };
 use solutions::PaymentsServer;
+use support::mistakes::StoreByRequest;
 use support::{Changed, ServerChange, always, any_retry, never};
 
 /// Server: a replay executes the charge again (the ledger grows) while
@@ -139,27 +140,6 @@ impl ServerChange for ReplayRetryAmount {
         } else {
             stored
         }
-    }
-}
-
-/// Server: the store keyed by the whole request `(key, order_id, amount)`,
-/// so a retry carrying another amount is charged again.
-struct StoreByRequest;
-
-impl ServerChange for StoreByRequest {
-    fn inner(_: bool) -> PaymentsServer {
-        PaymentsServer::new(false)
-    }
-    fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
-        if !s.idempotent {
-            return s.inner.charge(k, o, a);
-        }
-        if let Some(stored) = s.by_request.get(&(k, o, a)) {
-            return *stored;
-        }
-        let result = s.inner.charge(k, o, a);
-        s.by_request.insert((k, o, a), result);
-        result
     }
 }
 
@@ -372,7 +352,7 @@ mutant!(
             "cobro/keys-distintas-se-cobran"
         ],
         always,
-        ["Recordar la key sin ejecutar el cobro", "ledger vacío"]
+        ["Recordar la key sin ejecutar el cobro", "el ledger quedó vacío"]
 );
 
 kit!(ServerReplayFirstChargeId {
@@ -483,7 +463,7 @@ mutant!(
         ["cobro/sin-idempotencia-cada-llamada-cobra"],
         never,
         [
-            "la llamada 5 respondió ch_0001 $500 captured (se esperaba ch_0005 $500 captured)",
+            "la llamada 5 (K1 ord_0001 $500) respondió ch_0001 $500; el modelo, ch_0005 $500",
             "el cobro número 5 recibió ch_0001 en vez de ch_0005",
             "ChargeId::next_after(self.ledger.len())"
         ]
@@ -501,7 +481,7 @@ mutant!(
         ["cobro/sin-idempotencia-cada-llamada-cobra"],
         never,
         [
-            "la llamada 257 respondió ch_0001 $500 captured (se esperaba ch_0257 $500 captured)",
+            "la llamada 257 (K1 ord_0001 $500) respondió ch_0001 $500; el modelo, ch_0257 $500",
             "el cobro número 257 recibió ch_0001 en vez de ch_0257",
             "enteros más chicos"
         ]

@@ -9,49 +9,16 @@
 
 mod support;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use grader::fixture::Scenario;
 use grader::oracle::Expected;
 use grader::verdict::Verdict;
-use sim::{IdempotencyKey, LedgerEntry, Money, Order, OrderId, Percent, Reconciliation};
+use sim::{LedgerEntry, Money, Order, OrderId, Percent, Reconciliation};
+use support::mistakes::{counted_per_key, netted, percent_of_charged};
 use support::{any_retry, never};
 
 use solutions::reconciliation::reconcile;
-
-/// Reconciliation: the percentage over the charged total.
-fn percent_of_charged(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
-    let r = reconcile(orders, ledger);
-    Reconciliation {
-        overcharge_pct: Percent::of(r.overcharge, r.charged),
-        ..r
-    }
-}
-
-/// Reconciliation: "charged 2+ times" counted per key instead of per order.
-fn counted_per_key(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
-    let mut rows_per_key: HashMap<IdempotencyKey, u64> = HashMap::new();
-    for row in ledger {
-        *rows_per_key.entry(row.key).or_default() += 1;
-    }
-    Reconciliation {
-        orders_charged_twice_or_more: rows_per_key.values().filter(|&&n| n >= 2).count() as u64,
-        ..reconcile(orders, ledger)
-    }
-}
-
-/// Reconciliation: overcharge as charged − intended, so one order's
-/// undercharge is netted against another's overcharge.
-fn netted(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
-    let r = reconcile(orders, ledger);
-    let overcharge = r.charged.saturating_excess(r.intended);
-    Reconciliation {
-        overcharge,
-        undercharge: r.intended.saturating_excess(r.charged),
-        overcharge_pct: Percent::of(overcharge, r.intended),
-        ..r
-    }
-}
 
 /// Reconciliation: reads the last charge id without asking whether there is
 /// one, so empty input panics.

@@ -88,6 +88,16 @@ pub fn svg(scenario: &Scenario, crate_name: &str, points: &[SweepPoint]) -> Resu
     Ok(out)
 }
 
+/// Whose code the chart measured, in the student's words: `tu código` for
+/// the exercises, `la referencia` for the solutions.
+fn whose(crate_name: &str) -> &'static str {
+    if crate_name == "solutions" {
+        "la referencia"
+    } else {
+        "tu código"
+    }
+}
+
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 #[allow(clippy::too_many_arguments)]
@@ -104,9 +114,10 @@ fn draw(
     root.fill(&WHITE)?;
     let m = scenario.fleet.max_attempts;
     let caption = format!(
-        "Sobrecobro según la pérdida de respuestas · {} (N={}, max_attempts={m}, {crate_name})",
+        "Sobrecobro según la pérdida de respuestas · {} (N={}, max_attempts={m}, {})",
         scenario.name,
-        sim::money::group_thousands(scenario.fleet.order_count())
+        sim::money::group_thousands(scenario.fleet.order_count()),
+        whose(crate_name)
     );
     let mut chart = ChartBuilder::on(root)
         .caption(caption, ("sans-serif", 20))
@@ -185,4 +196,42 @@ fn draw(
         .border_style(RGBColor(180, 180, 180))
         .draw()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::before_after::comparison::Worlds;
+    use crate::before_after::fleet::{self, FleetArgs};
+    use crate::figures::WorldFigures;
+    use sim::Money;
+
+    /// The title names whose code was measured in the student's words, not
+    /// the crate's name.
+    #[test]
+    fn the_title_says_tu_codigo() {
+        let scenario = fleet::load(None, &[], &FleetArgs::default()).unwrap();
+        let world = |overcharge: i64| WorldFigures {
+            intended: Money::from_dollars(256_979),
+            overcharge: Money::from_dollars(overcharge),
+            ..WorldFigures::default()
+        };
+        let points: Vec<SweepPoint> = [(0.0, 0), (0.15, 48_139)]
+            .iter()
+            .map(|&(p, over)| SweepPoint {
+                p,
+                worlds: Worlds {
+                    before: world(over),
+                    after: world(0),
+                },
+            })
+            .collect();
+        let chart = svg(&scenario, "exercises", &points).unwrap();
+        assert!(
+            chart.contains("(N=1,000, max_attempts=4, tu código)"),
+            "{}",
+            &chart[..chart.len().min(2000)]
+        );
+        assert!(!chart.contains("exercises"));
+    }
 }

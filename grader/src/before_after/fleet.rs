@@ -196,9 +196,7 @@ pub fn describe(scenario: &Scenario, with_p: bool) -> String {
 fn parse_orders(text: &str) -> Result<u64, String> {
     match text.trim().replace('_', "").parse::<u64>() {
         Ok(n) if (1..=MAX_ORDERS).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "debe ser un entero entre 1 y {MAX_ORDERS}; se leyó {text}"
-        )),
+        _ => Err(format!("debe ser un entero entre 1 y {MAX_ORDERS}")),
     }
 }
 
@@ -206,18 +204,14 @@ fn parse_orders(text: &str) -> Result<u64, String> {
 pub fn parse_probability(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
-        _ => Err(format!(
-            "debe ser una probabilidad entre 0 y 1 (p. ej. 0.15); se leyó {text}"
-        )),
+        _ => Err("debe ser una probabilidad entre 0 y 1 (p. ej. 0.15)".to_string()),
     }
 }
 
 fn parse_max_attempts(text: &str) -> Result<u32, String> {
     match text.trim().parse::<u32>() {
         Ok(m) if (1..=MAX_ATTEMPTS).contains(&m) => Ok(m),
-        _ => Err(format!(
-            "debe ser un entero entre 1 y {MAX_ATTEMPTS}; se leyó {text}"
-        )),
+        _ => Err(format!("debe ser un entero entre 1 y {MAX_ATTEMPTS}")),
     }
 }
 
@@ -225,7 +219,7 @@ fn parse_dollars(text: &str) -> Result<i64, String> {
     match text.trim().parse::<i64>() {
         Ok(d) if (1..=MAX_AMOUNT_DOLLARS).contains(&d) => Ok(d),
         _ => Err(format!(
-            "debe ser un entero de dólares entre 1 y {MAX_AMOUNT_DOLLARS}; se leyó {text}"
+            "debe ser un entero de dólares entre 1 y {MAX_AMOUNT_DOLLARS}"
         )),
     }
 }
@@ -234,7 +228,7 @@ fn parse_stream(text: &str) -> Result<StreamKind, String> {
     match text.trim() {
         "cpython" => Ok(StreamKind::Cpython),
         "chacha" => Ok(StreamKind::Chacha),
-        _ => Err(format!("se permiten: cpython, chacha; se leyó {text}")),
+        _ => Err("se permiten: cpython, chacha".to_string()),
     }
 }
 
@@ -296,7 +290,7 @@ mod tests {
         assert!(e.contains("rango de montos está vacío"), "{e}");
         assert_eq!(
             parse_orders("0").unwrap_err(),
-            "debe ser un entero entre 1 y 20000000; se leyó 0"
+            "debe ser un entero entre 1 y 20000000"
         );
         assert!(parse_probability("1.5").is_err());
         assert!(parse_max_attempts("0").is_err());

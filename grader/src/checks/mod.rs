@@ -1,6 +1,7 @@
 //! The catalog of checks: fixed checks per exercise, plus one whole-scenario
 //! check per exercise for every fixture (and seeded variant) being graded.
 
+pub mod charge_steps;
 pub mod client;
 pub mod model;
 pub mod reconciliation;

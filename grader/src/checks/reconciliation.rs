@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use sim::{ChargeId, IdempotencyKey, LedgerEntry, Money, Order, OrderId, Percent, Reconciliation};
 
 use crate::runner::{self, Execute};
-use crate::verdict::Verdict;
+use crate::verdict::{Hint, Verdict};
 
 /// `(id, title)` of every fixed check of exercise 3.
 pub const CHECKS: &[(&str, &str)] = &[
@@ -116,7 +116,7 @@ pub fn explain(
     if got.intended == LESSONS_INTENDED && want.intended != LESSONS_INTENDED {
         return "esas son las cifras de la flota de la lección ($256,979 de intención, $48,139 de sobrecobro, 146 órdenes), pero este escenario es otro: calcula desde las órdenes y el ledger que recibes, no copies la tabla de la lección.".to_string();
     }
-    join_hints(hints(ledger, want, got), default)
+    join_hints(hints(ledger, want, got), default).0
 }
 
 /// Like [`explain`], for a case whose `orders` are known too: also names the
@@ -128,13 +128,13 @@ pub(crate) fn explain_case(
     want: &Reconciliation,
     got: &Reconciliation,
     default: &str,
-) -> String {
+) -> Hint {
     let mut all = hints(ledger, want, got);
     all.extend(order_hints(orders, ledger, want, got));
     if all.is_empty()
         && let Some(hint) = field_hint(want, got)
     {
-        return hint.to_string();
+        return (hint.to_string(), None);
     }
     join_hints(all, default)
 }
@@ -182,12 +182,15 @@ fn field_hint(want: &Reconciliation, got: &Reconciliation) -> Option<&'static st
     })
 }
 
-fn join_hints(hints: Vec<String>, default: &str) -> String {
+/// The hints in one text, owned by the first one's check; `default` (owned
+/// by no check) when there are none.
+fn join_hints(hints: Vec<Hint>, default: &str) -> Hint {
+    let owner = hints.first().and_then(|h| h.1);
     if hints.is_empty() {
-        default.to_string()
-    } else {
-        hints.join(" Además, ")
+        return (default.to_string(), None);
     }
+    let texts: Vec<String> = hints.into_iter().map(|h| h.0).collect();
+    (texts.join(" Además, "), owner)
 }
 
 /// The money fields of a reconciliation, by name.
@@ -201,17 +204,18 @@ fn money_fields(r: &Reconciliation) -> [(&'static str, Money); 4] {
 }
 
 /// The hints that `ledger`, `want` and `got` alone reveal.
-fn hints(ledger: &[LedgerEntry], want: &Reconciliation, got: &Reconciliation) -> Vec<String> {
-    let mut hints: Vec<String> = Vec::new();
+fn hints(ledger: &[LedgerEntry], want: &Reconciliation, got: &Reconciliation) -> Vec<Hint> {
+    let mut hints: Vec<Hint> = Vec::new();
     let over_charged = |r: &Reconciliation| Percent::of(r.overcharge, r.charged);
     if got.overcharge_pct != want.overcharge_pct
         && got.overcharge != Money::ZERO
         && got.overcharge_pct == over_charged(got)
         && got.overcharge_pct != Percent::of(got.overcharge, got.intended)
     {
-        hints.push(
+        hints.push((
             "el porcentaje es sobre la intención, no sobre el total cobrado: $48,139 de $256,979 es el 18.7% de más de la lección (Percent::of(overcharge, intended)).".to_string(),
-        );
+            Some("porcentaje-sobre-la-intencion"),
+        ));
     }
     let net_over = |r: &Reconciliation| r.charged.saturating_excess(r.intended);
     let net_under = |r: &Reconciliation| r.intended.saturating_excess(r.charged);
@@ -220,33 +224,56 @@ fn hints(ledger: &[LedgerEntry], want: &Reconciliation, got: &Reconciliation) ->
         && (got.overcharge, got.undercharge) == (net_over(got), net_under(got))
         && (want.overcharge, want.undercharge) != (net_over(want), net_under(want));
     if netted {
-        hints.push(
+        hints.push((
             "el sobrecobro salió de charged − intended, y ese neto esconde lo que pasa orden por orden: un cobro faltante en una orden compensa un doble cargo en otra, y una fila de una orden desconocida cuenta como sobrecobro. Suma el sobrecobro orden por orden y el cobro faltante aparte.".to_string(),
-        );
+            Some("sin-compensar-ordenes"),
+        ));
     }
+    // A count that equals another way of counting, and only when that way
+    // gives a number of its own on this ledger (keys that repeat, orders
+    // charged above their amount): otherwise the coincidence proves nothing.
+    let twice = |r: &Reconciliation| r.orders_charged_twice_or_more;
     let per_key = twice_or_more_per_key(ledger);
-    if got.orders_charged_twice_or_more != want.orders_charged_twice_or_more
-        && got.orders_charged_twice_or_more == per_key
-    {
-        hints.push(
-            "las órdenes cobradas 2+ veces se contaron por key, no por order id: una orden cobrada con keys distintas (el error de la lección 3) también es un doble cargo, y una key repetida en dos órdenes no lo es.".to_string(),
-        );
+    if twice(got) != twice(want) && twice(got) == per_key && repeated_keys(ledger) {
+        hints.push((
+            format!(
+                "tu orders_charged_twice_or_more ({}) es el número de keys con 2+ filas, no el de órdenes con 2+ filas ({}): las órdenes cobradas 2+ veces se contaron por key, no por order id. Una orden cobrada con keys distintas (el error de la lección 3) también es un doble cargo, y una key repetida en dos órdenes no lo es.",
+                twice(got),
+                twice(want)
+            ),
+            Some("cargos-por-orden-no-por-key"),
+        ));
     }
+    hints.extend(money_hints(want, got));
+    hints
+}
+
+/// Whether some key has two or more rows in `ledger`.
+fn repeated_keys(ledger: &[LedgerEntry]) -> bool {
+    let mut keys: Vec<IdempotencyKey> = ledger.iter().map(|r| r.key).collect();
+    keys.sort_unstable();
+    keys.windows(2).any(|w| w[0] == w[1])
+}
+
+/// The hints about money fields: sums that wrapped in 32 bits or lost
+/// their cents.
+fn money_hints(want: &Reconciliation, got: &Reconciliation) -> Vec<Hint> {
+    let mut hints: Vec<Hint> = Vec::new();
     let fields = money_fields(want).into_iter().zip(money_fields(got));
     let pairs: Vec<(&str, Money, Money)> = fields.map(|((n, w), (_, g))| (n, w, g)).collect();
     // A sum that wrapped around in 32 bits is off by a multiple of 2^32.
     let wrapped = |w: Money, g: Money| w != g && (w.cents() - g.cents()).rem_euclid(1 << 32) == 0;
     if let Some((name, w, g)) = pairs.iter().find(|(_, w, g)| wrapped(*w, *g)) {
-        hints.push(format!(
+        hints.push((format!(
             "{name} dio {g} en vez de {w}: la diferencia es un múltiplo exacto de 2^32 centavos, la huella de una suma que desbordó un entero de 32 bits (i32::MAX centavos son $21,474,836.47). Suma en Money, que guarda i64 de centavos; nunca en i32 ni u32."
-        ));
+        ), None));
     } else if let Some((name, w, g)) = pairs
         .iter()
         .find(|(_, w, g)| w != g && w.cents() % 100 != 0 && g.cents() % 100 == 0)
     {
-        hints.push(format!(
+        hints.push((format!(
             "{name} dio {g} en vez de {w}: se perdieron los centavos. Los montos son centavos enteros (Money): súmalos tal cual, sin pasarlos a dólares enteros ni a f64."
-        ));
+        ), None));
     }
     hints
 }
@@ -258,7 +285,7 @@ fn order_hints(
     ledger: &[LedgerEntry],
     want: &Reconciliation,
     got: &Reconciliation,
-) -> Vec<String> {
+) -> Vec<Hint> {
     let mut per_order: BTreeMap<OrderId, (Money, Money, u64)> = BTreeMap::new();
     for o in orders {
         per_order.entry(o.id).or_default().0 += o.amount;
@@ -279,39 +306,61 @@ fn order_hints(
     if got.orders_never_charged != want.orders_never_charged
         && got.orders_never_charged == by_distinct_ids
     {
-        hints.push(
+        hints.push((
             "orders_never_charged salió de restar los order ids distintos del ledger al número de órdenes, y así una orden desconocida tapa a una orden que nunca se cobró. Una orden nunca cobrada es una orden de la intención sin ninguna fila con su order id: búscala orden por orden.".to_string(),
-        );
+            Some("filas-de-ordenes-desconocidas"),
+        ));
     }
     let unknown_twice = unknown.values().filter(|&&n| n >= 2).count() as u64;
     if unknown_twice > 0
         && got.orders_charged_twice_or_more == want.orders_charged_twice_or_more + unknown_twice
     {
-        hints.push(
+        hints.push((
             "orders_charged_twice_or_more contó también órdenes desconocidas con 2+ filas: solo una orden de la intención puede estar cobrada de más; las filas de una orden que no existe van a unknown_order_rows, no a los dobles cargos.".to_string(),
-        );
+            Some("filas-de-ordenes-desconocidas"),
+        ));
     }
     if got.unknown_order_rows != want.unknown_order_rows
         && got.unknown_order_rows == unknown.len() as u64
     {
-        hints.push(
+        hints.push((
             "unknown_order_rows cuenta filas, no órdenes: dos filas de la misma orden desconocida son 2 (cada una es un cobro que nadie pidió y que hay que investigar).".to_string(),
-        );
+            Some("filas-de-ordenes-desconocidas"),
+        ));
     }
     let over_by_rows: Money = per_order
         .values()
         .map(|&(amount, _, rows)| amount * rows.saturating_sub(1))
         .sum();
     if got.overcharge != want.overcharge && got.overcharge == over_by_rows {
-        hints.push(
+        hints.push((
             "el sobrecobro de una orden es lo cobrado por encima de su monto (la suma de sus filas menos su monto), no su monto por cada fila de más: una orden de $300 cobrada $300 + $100 tiene $100 de sobrecobro, no $300.".to_string(),
-        );
+            Some("sin-compensar-ordenes"),
+        ));
     }
     let never_charged: Money = per_order.values().filter(|t| t.2 == 0).map(|t| t.0).sum();
     if got.undercharge != want.undercharge && got.undercharge == never_charged {
-        hints.push(
+        hints.push((
             "el cobro faltante de una orden es lo que le faltó por cobrar (su monto menos lo cobrado), también cuando se le cobró una parte: una orden de $500 cobrada $200 tiene $300 de cobro faltante aunque tenga su fila en el ledger.".to_string(),
-        );
+            Some("sin-compensar-ordenes"),
+        ));
+    }
+    let over_amount = per_order
+        .values()
+        .filter(|&&(amount, charged, _)| charged > amount)
+        .count() as u64;
+    let by_rows = want.orders_charged_twice_or_more;
+    if got.orders_charged_twice_or_more != by_rows
+        && got.orders_charged_twice_or_more == over_amount
+        && hints.is_empty()
+    {
+        hints.push((
+            format!(
+                "tu orders_charged_twice_or_more ({}) es el número de órdenes a las que se cobró más que su monto, no el de órdenes con 2+ filas en el ledger ({by_rows}): dos filas que juntas no pasan el monto de la orden (dos cobros parciales) también son una orden cobrada 2+ veces. Cuenta las filas de cada order id, sin mirar los montos.",
+                got.orders_charged_twice_or_more
+            ),
+            None,
+        ));
     }
     hints
 }
@@ -376,11 +425,8 @@ fn verdict_of(
         return Ok(());
     }
     let (w, g) = differences(&want, &got);
-    Err(Verdict::failed(
-        format!("{case}: {w}"),
-        g,
-        explain_case(orders, ledger, &want, &got, hint),
-    ))
+    let (hint, owner) = explain_case(orders, ledger, &want, &got, hint);
+    Err(Verdict::failed(format!("{case}: {w}"), g, hint).owned_by(owner))
 }
 
 /// `want` in words for a case where the code panicked.

@@ -12,9 +12,10 @@ use sim::{
     ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, OrderId, Payments,
 };
 
+use crate::checks::charge_steps;
 use crate::runner::{self, Execute, Played};
 use crate::spy::SpyServer;
-use crate::verdict::Verdict;
+use crate::verdict::{Hint, Verdict};
 
 /// `(id, title)` of every fixed check of exercise 1.
 pub const CHECKS: &[(&str, &str)] = &[
@@ -47,9 +48,6 @@ const KB: IdempotencyKey = IdempotencyKey(0x0000_0002_0000_0005);
 /// Calls in the non-idempotent check: enough to pass 255 and 256 rows.
 const MANY_CALLS: usize = 300;
 
-/// Scripts longer than this are described by their first difference only.
-const SHORT_SCRIPT: usize = 8;
-
 fn call(key: IdempotencyKey, order: u64, amount: Money) -> Call {
     Call {
         key,
@@ -68,6 +66,10 @@ fn label(key: IdempotencyKey) -> String {
         .iter()
         .find(|(k, _)| *k == key)
         .map_or_else(|| key.to_string(), |(_, name)| name.to_string())
+}
+
+fn label_of(key: IdempotencyKey) -> String {
+    label(key)
 }
 
 /// How many rows call `i` of `p` wrote (negative if the ledger shrank).
@@ -116,101 +118,84 @@ pub(crate) fn describe_result(r: &ChargeResult) -> String {
     format!("{} {} {status}", r.charge_id, r.amount)
 }
 
-fn describe_results(results: &[ChargeResult]) -> String {
-    let parts: Vec<String> = results.iter().map(describe_result).collect();
-    parts.join(", ")
-}
-
-/// `K1 ord_0001 $500 ×3, K2 ord_0002 $300`: the calls, runs collapsed, and
-/// what each short key name stands for.
-fn describe_calls(calls: &[Call]) -> String {
-    let mut runs: Vec<(Call, usize)> = Vec::new();
-    for &c in calls {
-        match runs.last_mut() {
-            Some((last, n)) if *last == c => *n += 1,
-            _ => runs.push((c, 1)),
-        }
-    }
-    let parts: Vec<String> = runs
-        .iter()
-        .map(|(c, n)| {
-            let times = if *n == 1 {
-                String::new()
-            } else {
-                format!(" ×{n}")
-            };
-            format!("{} {} {}{times}", label(c.key), c.order_id, c.amount)
-        })
-        .collect();
-    let mut keys: Vec<IdempotencyKey> = calls.iter().map(|c| c.key).collect();
-    keys.sort_unstable();
-    keys.dedup();
-    let legend: Vec<String> = keys
-        .iter()
-        .filter(|k| label(**k) != k.to_string())
-        .map(|k| format!("{}={k}", label(*k)))
-        .collect();
-    if legend.is_empty() {
-        parts.join(", ")
+/// What the script must leave, in one short line: the calls and the
+/// lesson's server's ledger size (the table below shows every answer).
+fn describe_want(idempotent: bool, calls: &[Call], want: &Played) -> String {
+    let mode = if idempotent {
+        "con idempotencia"
     } else {
-        format!("{} ({})", parts.join(", "), legend.join(", "))
-    }
-}
-
-/// What the script must leave, in words.
-fn describe_want(calls: &[Call], want: &Played) -> String {
-    let what = if calls.len() <= SHORT_SCRIPT {
-        format!(
-            "respuestas {}; {}",
-            describe_results(&results(want)),
-            describe_ledger(&want.ledger)
-        )
-    } else {
-        let (first, last) = (want.answers[0].result, want.answers[calls.len() - 1].result);
-        format!(
-            "respuestas {} … {} (una por llamada); {} fila(s) en el ledger, {} … {}",
-            describe_result(&first),
-            describe_result(&last),
-            want.ledger.len(),
-            want.ledger.first().map_or(String::new(), describe_row),
-            want.ledger.last().map_or(String::new(), describe_row),
-        )
+        "sin idempotencia"
     };
-    format!("{} → {what}", describe_calls(calls))
+    format!(
+        "{} llamada(s) {mode} → las respuestas y el ledger de la lección ({} fila(s))",
+        calls.len(),
+        want.ledger.len()
+    )
 }
 
-/// What the script left, in words: whole for short scripts, from the first
-/// difference for long ones.
-fn describe_got(calls: &[Call], got: &Played, want: &Played) -> String {
-    if calls.len() <= SHORT_SCRIPT {
+/// The first difference, in one line, saying only what was observed: the
+/// first call whose answer or ledger size differs, or the first ledger row.
+fn describe_got(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> String {
+    let Some(i) = charge_steps::parting(got, want) else {
+        let n = (0..want.ledger.len().max(got.ledger.len()))
+            .find(|&n| want.ledger.get(n) != got.ledger.get(n))
+            .unwrap_or(0);
         return format!(
-            "respuestas {}; {}",
-            describe_results(&results(got)),
-            describe_ledger(&got.ledger)
+            "las respuestas coinciden, pero la fila {} de tu ledger es {} (la del modelo, {})",
+            n + 1,
+            got.ledger
+                .get(n)
+                .map_or("ninguna".to_string(), describe_row),
+            want.ledger
+                .get(n)
+                .map_or("ninguna".to_string(), describe_row)
+        );
+    };
+    let c = calls[i];
+    let again = calls[..i]
+        .iter()
+        .position(|p| p.key == c.key)
+        .filter(|_| idempotent)
+        .map_or(String::new(), |j| {
+            format!(", la key de la llamada {}", j + 1)
+        });
+    let what = format!(
+        "la llamada {} ({} {} {}{again})",
+        i + 1,
+        label(c.key),
+        c.order_id,
+        c.amount
+    );
+    let (g, w) = (written(got, i), written(want, i));
+    if g != w {
+        return format!(
+            "{what} escribió {g} fila(s) en tu ledger; en el del modelo, {w} ({})",
+            if w == 0 { "replay" } else { "cobro" }
         );
     }
-    let mut parts = Vec::new();
-    if let Some(i) = (0..calls.len()).find(|&i| got.answers[i].result != want.answers[i].result) {
-        parts.push(format!(
-            "la llamada {} respondió {} (se esperaba {})",
-            i + 1,
-            describe_result(&got.answers[i].result),
-            describe_result(&want.answers[i].result)
-        ));
+    let (gr, wr) = (got.answers[i].result, want.answers[i].result);
+    let mut text = format!(
+        "{what} respondió {}; el modelo, {}",
+        charge_steps::short_result(&gr),
+        charge_steps::short_result(&wr)
+    );
+    if same_rows_but_ids(got, want) {
+        text.push_str("; tu ledger tiene las filas del modelo salvo los charge ids");
     }
-    parts.push(format!("{} fila(s) en el ledger", got.ledger.len()));
-    if let Some(i) = (0..got.ledger.len()).find(|&i| want.ledger.get(i) != Some(&got.ledger[i])) {
-        parts.push(format!(
-            "la fila {} es {}{}",
-            i + 1,
-            describe_row(&got.ledger[i]),
-            want.ledger.get(i).map_or(String::new(), |w| format!(
-                " (se esperaba {})",
-                describe_row(w)
-            ))
-        ));
-    }
-    parts.join("; ")
+    text
+}
+
+/// The ledger's rows without their charge ids.
+fn strip_ids(p: &Played) -> Vec<(IdempotencyKey, OrderId, Money)> {
+    p.ledger
+        .iter()
+        .map(|r| (r.key, r.order_id, r.amount))
+        .collect()
+}
+
+/// Whether the two ledgers have the same rows except for their charge ids.
+fn same_rows_but_ids(got: &Played, want: &Played) -> bool {
+    got.ledger != want.ledger && strip_ids(got) == strip_ids(want)
 }
 
 /// Plays `calls` against a new server of the implementation in mode
@@ -227,11 +212,17 @@ fn check_script(
     if got == want {
         return Ok(());
     }
+    let (hint, owner) =
+        diagnose(idempotent, calls, &got, &want).unwrap_or((default_hint.to_string(), None));
     Err(Verdict::failed(
-        describe_want(calls, &want),
-        describe_got(calls, &got, &want),
-        diagnose(idempotent, calls, &got, &want).unwrap_or_else(|| default_hint.to_string()),
+        describe_want(idempotent, calls, &want),
+        describe_got(idempotent, calls, &got, &want),
+        hint,
+    )
+    .with_steps(charge_steps::table(
+        idempotent, calls, &got, &want, &label_of,
     ))
+    .owned_by(owner))
 }
 
 const REMEMBERED_WITHOUT_CHARGING: &str = "el ledger quedó vacío: la key se recordó sin ejecutar el cobro. Una key que el store no conoce es un cobro de verdad: primero escribe la fila en el ledger (key, orden, monto, charge id) y después guarda el resultado bajo la key. Recordar la key sin ejecutar el cobro es anotar en el cuaderno un cobro que nunca ocurrió.";
@@ -244,17 +235,24 @@ const REPLAY_EXECUTED: &str = "el replay volvió a ejecutar el cobro: el ledger 
 
 const DEDUPLICATED_BY_CONTENT: &str = "dos keys distintas con el mismo contenido se cobraron una sola vez: la \"misma operación\" la define la idempotency key, no el contenido (order_id, amount). Deduplicar por contenido rechaza cobros legítimos (lección 2, errores comunes): busca en el store por key.";
 
+/// The check whose rule a mistake breaks, by its name.
+const NEW_KEY: Option<&str> = Some("key-nueva-se-cobra-y-se-registra");
+const REPLAY: Option<&str> = Some("replay-devuelve-lo-guardado");
+const WITHOUT: Option<&str> = Some("sin-idempotencia-cada-llamada-cobra");
+const DISTINCT: Option<&str> = Some("keys-distintas-se-cobran");
+
 /// Names the mistake behind a wrong answer, from the first call where `got`
-/// parts from `want`; `None` when it matches none of the known mistakes.
+/// parts from `want`, with the check whose rule it breaks; `None` when it
+/// matches none of the known mistakes.
 pub(crate) fn diagnose(
     idempotent: bool,
     calls: &[Call],
     got: &Played,
     want: &Played,
-) -> Option<String> {
+) -> Option<Hint> {
     if idempotent {
         if got.ledger.is_empty() && !want.ledger.is_empty() {
-            return Some(REMEMBERED_WITHOUT_CHARGING.to_string());
+            return Some((REMEMBERED_WITHOUT_CHARGING.to_string(), NEW_KEY));
         }
         let results = results(got);
         let all_new = results
@@ -262,63 +260,80 @@ pub(crate) fn diagnose(
             .enumerate()
             .all(|(i, r)| results[..i].iter().all(|p| p.charge_id != r.charge_id));
         if got.ledger.len() == calls.len() && want.ledger.len() < calls.len() && all_new {
-            return Some(IGNORES_IDEMPOTENT.to_string());
+            return Some((IGNORES_IDEMPOTENT.to_string(), REPLAY));
         }
     } else if got.ledger.len() < want.ledger.len() {
-        return Some(DEDUPLICATED_WITHOUT_IDEMPOTENCY.to_string());
+        return Some((DEDUPLICATED_WITHOUT_IDEMPOTENCY.to_string(), WITHOUT));
     }
     rows_mistake(calls, got, want)
-        .or_else(|| replay_mistake(idempotent, calls, got))
-        .or_else(|| charge_id_mistake(got, want))
+        .or_else(|| replay_mistake(idempotent, calls, got).map(|h| (h, REPLAY)))
+        .or_else(|| charge_id_mistake(got, want).map(|h| (h, WITHOUT)))
 }
 
 /// The first call that wrote more or fewer ledger rows than it should.
-fn rows_mistake(calls: &[Call], got: &Played, want: &Played) -> Option<String> {
+fn rows_mistake(calls: &[Call], got: &Played, want: &Played) -> Option<Hint> {
     let i = (0..calls.len()).find(|&i| written(got, i) != written(want, i))?;
     let c = calls[i];
     let (g, w) = (written(got, i), written(want, i));
     if g > w && w == 0 {
-        let first = calls[..i].iter().find(|p| p.key == c.key)?;
+        let j = calls[..i].iter().position(|p| p.key == c.key)?;
+        let first = calls[j];
         if (first.order_id, first.amount) != (c.order_id, c.amount) {
-            return Some(format!(
-                "el reintento con la key {} y otro contenido ({} {} en vez de {} {}) se cobró de nuevo: el store se buscó por (key, order_id, amount), no solo por la key. La key ES la operación: si ya está en el store es un replay y devuelve lo guardado SIN tocar el ledger, traiga el monto que traiga.",
-                label(c.key),
-                c.order_id,
-                c.amount,
-                first.order_id,
-                first.amount
+            // Only the content changed: what the store was searched by is
+            // not observed, so the hint says what differs and the rule.
+            return Some((
+                format!(
+                    "la llamada {} repite la key {} de la llamada {} con otro contenido ({} {} en vez de {} {}) y tu servidor la cobró de nuevo: no la tomó por un replay. La key ES la operación: si ya está en el store es un replay y devuelve lo guardado SIN tocar el ledger, traiga el contenido que traiga; búscala solo por la key, no por (key, order_id, amount) ni por el contenido.",
+                    i + 1,
+                    label(c.key),
+                    j + 1,
+                    c.order_id,
+                    c.amount,
+                    first.order_id,
+                    first.amount
+                ),
+                None,
             ));
         }
-        return Some(REPLAY_EXECUTED.to_string());
+        return Some((REPLAY_EXECUTED.to_string(), REPLAY));
     }
     if g > w {
-        return Some(format!(
-            "la llamada {} escribió {g} filas en el ledger: cada cobro ejecutado escribe exactamente una fila.",
-            i + 1
+        return Some((
+            format!(
+                "la llamada {} escribió {g} filas en el ledger: cada cobro ejecutado escribe exactamente una fila.",
+                i + 1
+            ),
+            None,
         ));
     }
     if let Some(twin) = calls[..i]
         .iter()
         .find(|p| p.key != c.key && p.key.0 as u32 == c.key.0 as u32)
     {
-        return Some(format!(
-            "la key {} ({}) se tomó por un replay de {} ({}): son keys distintas que solo comparten sus 32 bits bajos. Una idempotency key son sus 64 bits: guárdala y compárala entera en el store (nada de key.0 as u32 ni as u16, que confunde operaciones distintas y deja un cobro sin hacer).",
-            label(c.key),
-            c.key,
-            label(twin.key),
-            twin.key
+        return Some((
+            format!(
+                "la key {} ({}) se tomó por un replay de {} ({}): son keys distintas que solo comparten sus 32 bits bajos. Una idempotency key son sus 64 bits: guárdala y compárala entera en el store (nada de key.0 as u32 ni as u16, que confunde operaciones distintas y deja un cobro sin hacer).",
+                label(c.key),
+                c.key,
+                label(twin.key),
+                twin.key
+            ),
+            DISTINCT,
         ));
     }
     if calls[..i]
         .iter()
         .any(|p| p.key != c.key && (p.order_id, p.amount) == (c.order_id, c.amount))
     {
-        return Some(DEDUPLICATED_BY_CONTENT.to_string());
+        return Some((DEDUPLICATED_BY_CONTENT.to_string(), DISTINCT));
     }
-    Some(format!(
-        "la llamada {} traía una key que el store no conocía ({}) y no se cobró: una key nueva es un cobro de verdad, con su fila en el ledger.",
-        i + 1,
-        label(c.key)
+    Some((
+        format!(
+            "la llamada {} traía una key que el store no conocía ({}) y no se cobró: una key nueva es un cobro de verdad, con su fila en el ledger.",
+            i + 1,
+            label(c.key)
+        ),
+        None,
     ))
 }
 
@@ -382,13 +397,7 @@ fn charge_id_mistake(got: &Played, want: &Played) -> Option<String> {
             .map(|a| (a.result.amount, a.result.status))
             .collect()
     };
-    let strip_ledger = |p: &Played| -> Vec<(IdempotencyKey, OrderId, Money)> {
-        p.ledger
-            .iter()
-            .map(|r| (r.key, r.order_id, r.amount))
-            .collect()
-    };
-    if strip_results(got) != strip_results(want) || strip_ledger(got) != strip_ledger(want) {
+    if strip_results(got) != strip_results(want) || strip_ids(got) != strip_ids(want) {
         return None;
     }
     let from_zero = got
@@ -512,11 +521,6 @@ mod tests {
         let (one, two) = (captured(1, 500), captured(2, 300));
         assert_eq!(results(&want), [one, one, one, two, two, two, one]);
         assert_eq!(want.ledger.len(), 2);
-        assert_eq!(
-            describe_calls(&calls),
-            "K1 ord_0001 $500 ×3, K2 ord_0002 $300 ×2, K2 ord_0002 $999, K1 ord_0001 $500 \
-             (K1=idem_9001000000000001, K2=idem_9001000000000002)"
-        );
     }
 
     /// Keys sharing their low 32 bits are two charges for the lesson's server.
@@ -547,10 +551,10 @@ mod tests {
         let mut got = play(&mut SpyServer::new(false), &calls);
         got.answers[4].result.charge_id = ChargeId(1);
         got.ledger[4].charge_id = ChargeId(1);
-        let text = describe_got(&calls, &got, &want);
-        assert!(
-            text.starts_with("la llamada 5 respondió ch_0001 $500 captured (se esperaba ch_0005 $500 captured); 300 fila(s) en el ledger; la fila 5 es ch_0001"),
-            "{text}"
+        let text = describe_got(false, &calls, &got, &want);
+        assert_eq!(
+            text,
+            "la llamada 5 (K1 ord_0001 $500) respondió ch_0001 $500; el modelo, ch_0005 $500; tu ledger tiene las filas del modelo salvo los charge ids"
         );
         let hint = charge_id_mistake(&got, &want).expect("ids only");
         assert!(

@@ -40,6 +40,23 @@ impl Row {
     }
 }
 
+/// Where a failing row goes in [`Sheet::failing_in_order`]: its kind of
+/// check, then how its hint relates to its own title.
+fn show_rank(row: &Row) -> (u8, u8) {
+    let group = match row.check.target {
+        crate::checks::CheckTarget::Fixed(_) => 0,
+        crate::checks::CheckTarget::Model(_) => 1,
+        crate::checks::CheckTarget::Scenario(_) => 2,
+    };
+    let own = row.check.id.split_once('/').map_or("", |(_, n)| n);
+    let owner = match row.verdict.owner() {
+        Some(o) if o == own => 0,
+        None => 1,
+        Some(_) => 2,
+    };
+    (group, owner)
+}
+
 /// A whole scored run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sheet {
@@ -129,6 +146,17 @@ impl Sheet {
             .collect()
     }
 
+    /// The failing rows of one exercise in the order reports show them:
+    /// fixed checks first (the ones whose hint explains their own rule,
+    /// then those whose hint only says what differs, then those whose hint
+    /// belongs to another check's rule), then the model-based checks, then
+    /// the whole-scenario checks; catalog order otherwise.
+    pub fn failing_in_order(&self, exercise: Exercise) -> Vec<&Row> {
+        let mut failing: Vec<&Row> = self.of(exercise).filter(|r| !r.verdict.passed()).collect();
+        failing.sort_by_key(|r| show_rank(r));
+        failing
+    }
+
     /// Points earned and points possible, over `rows`.
     pub fn points_of<'a>(rows: impl IntoIterator<Item = &'a Row>) -> (Points, Points) {
         rows.into_iter()
@@ -165,6 +193,18 @@ impl Sheet {
             Verdict::NotCompiled { errors } => Some(errors.as_slice()),
             _ => None,
         })
+    }
+
+    /// The exercises whose files the compiler's errors name, in order
+    /// (empty when it compiled, or when no error names an exercise file).
+    pub fn compile_exercises(&self) -> Vec<Exercise> {
+        let Some(errors) = self.compile_errors() else {
+            return Vec::new();
+        };
+        Exercise::ALL
+            .into_iter()
+            .filter(|e| errors.iter().any(|text| text.contains(e.file())))
+            .collect()
     }
 
     /// The block every format shows when the code did not compile: the

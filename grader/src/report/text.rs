@@ -92,10 +92,18 @@ pub fn exercise_block(sheet: &Sheet, exercise: Exercise, rerun: &str, hints: Hin
         .map(|r| &r.verdict)
         .filter(|v| matches!(v, Verdict::Pending { .. }))
         .collect();
-    if sheet.compile_errors().is_some() {
+    let broken = sheet.compile_exercises();
+    if sheet.compile_errors().is_some() && (broken.is_empty() || broken.contains(&exercise)) {
         let _ = writeln!(
             out,
             "  {RED}✗{RESET} no compila: ninguna verificación pudo correr (los errores, arriba)."
+        );
+    } else if sheet.compile_errors().is_some() {
+        let files: Vec<&str> = broken.iter().map(|e| e.file()).collect();
+        let _ = writeln!(
+            out,
+            "  {YELLOW}…{RESET} sin verificar: los errores del compilador (arriba) están en {}; corrígelos y este ejercicio se verifica.",
+            files.join(" y ")
         );
     } else if pending.len() == results.len() {
         let location = match pending[0] {
@@ -108,7 +116,7 @@ pub fn exercise_block(sheet: &Sheet, exercise: Exercise, rerun: &str, hints: Hin
             exercise.function()
         );
     } else {
-        rows(&mut out, &results, hints);
+        rows(&mut out, &results, &sheet.failing_in_order(exercise), hints);
     }
     let _ = writeln!(
         out,
@@ -125,22 +133,20 @@ pub fn exercise_done(sheet: &Sheet, exercise: Exercise) -> bool {
     rows.peek().is_some() && rows.all(|r| r.verdict.passed())
 }
 
-/// One exercise's checks, when some failed: every failing fixed and
+/// One exercise's checks, when some failed (`in_order`: the failing ones,
+/// as [`Sheet::failing_in_order`] orders them): every failing fixed and
 /// model-based check with its explanation; the failing whole-scenario checks
 /// in one line when a check above already failed (the same cause), so the
 /// first failing check is the one to read; everything that passes in one
 /// line.
-fn rows(out: &mut String, results: &[&Row], hints: Hints) {
+fn rows(out: &mut String, results: &[&Row], in_order: &[&Row], hints: Hints) {
     let is_scenario = |r: &Row| matches!(r.check.target, CheckTarget::Scenario(_));
     let unit_failed = results
         .iter()
         .any(|r| !is_scenario(r) && !r.verdict.passed());
     let mut fixed_failed = false;
     let mut seen_causes: Vec<Option<String>> = Vec::new();
-    for row in results
-        .iter()
-        .filter(|r| !is_scenario(r) && !r.verdict.passed())
-    {
+    for row in in_order.iter().filter(|r| !is_scenario(r)) {
         let is_model = matches!(row.check.target, CheckTarget::Model(_));
         if is_model && fixed_failed {
             let _ = writeln!(
@@ -165,10 +171,10 @@ fn rows(out: &mut String, results: &[&Row], hints: Hints) {
         fixed_failed |= !is_model;
         row_in_full(out, row, hints);
     }
-    let failing: Vec<&Row> = results
+    let failing: Vec<&Row> = in_order
         .iter()
         .copied()
-        .filter(|r| is_scenario(r) && !r.verdict.passed())
+        .filter(|r| is_scenario(r))
         .collect();
     if unit_failed && !failing.is_empty() {
         let names: Vec<&str> = failing.iter().map(|r| scenario_name(r)).collect();
@@ -289,10 +295,58 @@ fn progress(sheet: &Sheet) -> String {
                 .filter(|e| !graded.contains(e))
                 .map(|e| e.id())
                 .collect();
+            // The others were not graded: whether they pass is not known.
             format!(
-                "{head} · siguiente: `cargo run -p grader` (faltan {})",
-                rest.join(", ")
+                "{head} · {} no se verificaron en esta corrida: `cargo run -p grader` verifica los tres",
+                rest.join(" y ")
             )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::Catalog;
+    use crate::grading;
+    use crate::rubric::Rubric;
+    use crate::runner::diagnostics::Cause;
+    use crate::variants::Plan;
+
+    /// A sheet where nothing compiled, the compiler naming `file`.
+    fn not_compiled(file: &str) -> Sheet {
+        let error = format!("error: expected one of `!` or `::`\n --> {file}:12:5");
+        let catalog = Catalog::new(Vec::new(), &[]);
+        let graded = grading::not_compiled(&catalog, "exercises", &Cause::Compile(vec![error]));
+        Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[])
+    }
+
+    /// A compile error in client.rs is shown under exercise 2; the other
+    /// exercises say where the errors are.
+    #[test]
+    fn compile_errors_are_shown_under_the_exercise_whose_file_has_them() {
+        let sheet = not_compiled("exercises/src/client.rs");
+        assert_eq!(sheet.compile_exercises(), [Exercise::Cliente]);
+        let block = |e| {
+            exercise_block(&sheet, e, RERUN, Hints::Shown)
+                .replace(YELLOW, "")
+                .replace(RED, "")
+                .replace(RESET, "")
+        };
+        assert!(
+            block(Exercise::Cliente).contains(
+                "  ✗ no compila: ninguna verificación pudo correr (los errores, arriba)."
+            ),
+            "{}",
+            block(Exercise::Cliente)
+        );
+        for e in [Exercise::Cobro, Exercise::Reconciliacion] {
+            let text = block(e);
+            assert!(
+                text.contains("  … sin verificar: los errores del compilador (arriba) están en exercises/src/client.rs; corrígelos y este ejercicio se verifica."),
+                "{text}"
+            );
+            assert!(!text.contains("no compila"), "{text}");
         }
     }
 }

@@ -25,6 +25,8 @@ use protocol::{Job, Observation};
 use sim::{ChargeResult, IdempotencyKey, LedgerEntry, Money, OrderId, Payments};
 use solutions::PaymentsServer;
 
+pub mod mistakes;
+
 // ------------------------------------------------------------------- kits
 
 /// How a changed server differs from the reference. The wrapped reference
@@ -71,6 +73,8 @@ pub struct Changed<C: ?Sized> {
     /// The ledger of a change that writes its own rows (see
     /// [`ServerChange::ledger`]).
     pub rows: Vec<LedgerEntry>,
+    /// Calls received so far, for changes that number by calls.
+    pub calls: u64,
     change: PhantomData<C>,
 }
 
@@ -84,6 +88,7 @@ impl<C: ServerChange> Changed<C> {
             first_key: HashMap::new(),
             by_request: HashMap::new(),
             rows: Vec::new(),
+            calls: 0,
             change: PhantomData,
         }
     }

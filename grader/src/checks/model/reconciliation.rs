@@ -171,7 +171,8 @@ impl Family for Reconcile {
                 &want,
                 &got,
                 "une el ledger con las órdenes por order id y suma orden por orden: lo cobrado de más a cada una (overcharge) y lo que le faltó (undercharge) por separado; las filas de órdenes desconocidas se cuentan aparte.",
-            ),
+            )
+            .0,
         }
     }
 

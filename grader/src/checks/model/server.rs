@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use protocol::{Call, Job, Observation};
-use sim::{ChargeResult, IdempotencyKey, LedgerEntry, Money, OrderId};
+use sim::{IdempotencyKey, Money, OrderId};
 
 use super::{Family, Outcome};
-use crate::checks::server::{describe_result, describe_row, diagnose, play};
+use crate::checks::charge_steps;
+use crate::checks::server::{describe_result, diagnose, play};
 use crate::runner::Played;
 use crate::spy::SpyServer;
 
@@ -52,11 +53,6 @@ pub fn key(i: usize) -> IdempotencyKey {
 /// Distinct keys in the large fixed history.
 const LARGE_KEYS: usize = 5_000;
 
-/// Steps a trace shows in full before and at the first difference; the
-/// calls between are summed up in one line.
-const TRACE_HEAD: usize = 2;
-const TRACE_TAIL: usize = 3;
-
 /// The server family.
 pub struct Server;
 
@@ -96,7 +92,7 @@ impl Family for Server {
         Outcome::Disagrees {
             trace: trace(case.idempotent, &calls, &got, &want),
             hint: late_replay(case.idempotent, &calls, &got, &want)
-                .or_else(|| diagnose(case.idempotent, &calls, &got, &want))
+                .or_else(|| diagnose(case.idempotent, &calls, &got, &want).map(|h| h.0))
                 .unwrap_or_else(|| {
                 "tu charge se aparta del de la lección en el paso marcado: sin idempotencia cada llamada cobra; con idempotencia, una key ya guardada es un replay del resultado guardado bajo ESA key, sin tocar el ledger, y una key nueva es un cobro de verdad.".to_string()
             }),
@@ -165,148 +161,14 @@ fn labels(calls: &[Call]) -> BTreeMap<IdempotencyKey, String> {
     names
 }
 
-/// The numbered trace: each call, what the model and the implementation
-/// answered, the model's ledger and store after it, up to the first call
-/// where they part (or the final ledgers when only those differ).
+/// The step table: each call, what the model and the implementation
+/// answered and their ledger sizes, up to the first call where they part
+/// (or the first ledger row that differs when only the ledgers do), then
+/// the model's store.
 fn trace(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Vec<String> {
     let names = labels(calls);
-    let name = |k: &IdempotencyKey| names.get(k).cloned().unwrap_or_else(|| k.to_string());
-    let mut lines = vec![format!(
-        "servidor {} · keys: {}",
-        if idempotent {
-            "CON idempotencia"
-        } else {
-            "SIN idempotencia"
-        },
-        {
-            let mut legend: Vec<(&IdempotencyKey, &String)> = names.iter().collect();
-            legend.sort_by_key(|(_, n)| n[1..].parse::<usize>().unwrap_or(0));
-            let shown: Vec<String> = legend
-                .iter()
-                .take(8)
-                .map(|(k, n)| format!("{n}={k}"))
-                .collect();
-            let more = legend.len().saturating_sub(8);
-            if more > 0 {
-                format!("{} … (y {more} más)", shown.join(", "))
-            } else {
-                shown.join(", ")
-            }
-        }
-    )];
-    let parts = (0..calls.len()).find(|&i| got.answers.get(i) != want.answers.get(i));
-    let shown = parts.map_or(calls.len(), |i| i + 1);
-    let mut model = SpyServer::new(idempotent);
-    let mut store: Vec<(IdempotencyKey, ChargeResult)> = Vec::new();
-    // A long history shows its first steps, the step that first used the
-    // parting call's key, and the last steps up to the difference.
-    let first_use = parts.and_then(|p| calls[..p].iter().position(|c| c.key == calls[p].key));
-    let visible = |i: usize| {
-        shown <= TRACE_HEAD + TRACE_TAIL + 2
-            || i < TRACE_HEAD
-            || i + TRACE_TAIL >= shown
-            || Some(i) == first_use
-    };
-    let mut hidden = 0usize;
-    for (i, c) in calls.iter().enumerate().take(shown) {
-        if !visible(i) {
-            // The model still plays it: the store and ledger stay right.
-            let before = sim::Payments::ledger(&model).len();
-            let result = sim::Payments::charge(&mut model, c.key, c.order_id, c.amount);
-            if idempotent && sim::Payments::ledger(&model).len() > before {
-                store.push((c.key, result));
-            }
-            hidden += 1;
-            continue;
-        }
-        if hidden > 0 {
-            lines.push(format!(
-                "   … {hidden} llamada(s) en las que tu código y el modelo coinciden …"
-            ));
-            hidden = 0;
-        }
-        let before = sim::Payments::ledger(&model).len();
-        let result = sim::Payments::charge(&mut model, c.key, c.order_id, c.amount);
-        let ledger = sim::Payments::ledger(&model);
-        let what = if ledger.len() > before {
-            "cobro nuevo"
-        } else {
-            "replay"
-        };
-        if idempotent && !store.iter().any(|(k, _)| *k == c.key) {
-            store.push((c.key, result));
-        }
-        let yours = got.answers.get(i).map_or_else(
-            || "sin respuesta".to_string(),
-            |a| {
-                format!(
-                    "{} · tu ledger: {} fila(s)",
-                    describe_result(&a.result),
-                    a.rows
-                )
-            },
-        );
-        let mark = if Some(i) == parts {
-            "   ← aquí se separan"
-        } else {
-            ""
-        };
-        lines.push(format!(
-            "{}. charge({}, {}, {}) → modelo: {} ({what}) · tu código: {yours}{mark}",
-            i + 1,
-            name(&c.key),
-            c.order_id,
-            c.amount,
-            describe_result(&result),
-        ));
-        let store_text = if idempotent {
-            let entry =
-                |(k, r): &(IdempotencyKey, ChargeResult)| format!("{}→{}", name(k), r.charge_id);
-            if store.len() <= 6 {
-                store.iter().map(entry).collect::<Vec<_>>().join(", ")
-            } else {
-                format!(
-                    "{} keys: {}, {}, …, {}",
-                    store.len(),
-                    entry(&store[0]),
-                    entry(&store[1]),
-                    entry(&store[store.len() - 1])
-                )
-            }
-        } else {
-            "no se usa".to_string()
-        };
-        lines.push(format!(
-            "   después: ledger del modelo {} fila(s){} · store {{{store_text}}}",
-            ledger.len(),
-            ledger
-                .last()
-                .filter(|_| ledger.len() > before)
-                .map_or(String::new(), |r| format!(" (nueva: {})", row(r, &name)))
-        ));
-    }
-    if parts.is_none() {
-        lines.push(format!(
-            "las respuestas coinciden, pero el ledger final no: modelo [{}]; tu ledger [{}]",
-            rows(&want.ledger, &name),
-            rows(&got.ledger, &name)
-        ));
-    }
-    lines
-}
-
-fn row(r: &LedgerEntry, name: &dyn Fn(&IdempotencyKey) -> String) -> String {
-    let plain = describe_row(r);
-    let key = r.key.to_string();
-    plain.replace(&key, &name(&r.key))
-}
-
-fn rows(ledger: &[LedgerEntry], name: &dyn Fn(&IdempotencyKey) -> String) -> String {
-    ledger
-        .iter()
-        .map(|r| row(r, name))
-        .collect::<Vec<_>>()
-        .join("; ")
+    let name = |k: IdempotencyKey| names.get(&k).cloned().unwrap_or_else(|| k.to_string());
+    charge_steps::table(idempotent, calls, got, want, &name)
 }
 
 #[cfg(test)]
@@ -320,8 +182,8 @@ mod tests {
         assert_eq!(key(0), IdempotencyKey(0x9001_0000_0000_0001));
     }
 
-    /// The trace of a replay that charged again: two steps, the second
-    /// marked, with the model's store.
+    /// The trace of a replay that charged again: the step table, keys
+    /// named in order of first use.
     #[test]
     fn a_trace_marks_where_they_part() {
         let calls = History {
@@ -334,16 +196,13 @@ mod tests {
         let lines = trace(true, &calls, &got, &want);
         assert_eq!(lines.len(), 5, "{lines:#?}");
         assert_eq!(
-            lines[1],
-            "1. charge(K1, ord_0001, $500) → modelo: ch_0001 $500 captured (cobro nuevo) · tu código: ch_0001 $500 captured · tu ledger: 1 fila(s)"
+            lines[0],
+            "servidor CON idempotencia · keys: K1=idem_9001000000000001"
         );
         assert_eq!(
             lines[3],
-            "2. charge(K1, ord_0001, $500) → modelo: ch_0001 $500 captured (replay) · tu código: ch_0002 $500 captured · tu ledger: 2 fila(s)   ← aquí se separan"
+            "  2.  K1 ord_0001 $500  ch_0001 $500 replay  ch_0002 $500  1 · 2  ← aquí se separan"
         );
-        assert_eq!(
-            lines[4],
-            "   después: ledger del modelo 1 fila(s) · store {K1→ch_0001}"
-        );
+        assert_eq!(lines[4], "store del modelo tras el paso 2: {K1→ch_0001}");
     }
 }

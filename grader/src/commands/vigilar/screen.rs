@@ -57,9 +57,13 @@ pub enum View {
 }
 
 impl View {
-    /// What `sheet` opens on: the first exercise that is not done, else the
+    /// What `sheet` opens on: the first exercise whose file the compiler's
+    /// errors name, else the first exercise that is not done, else the
     /// fleet.
     pub fn first(sheet: &Sheet) -> View {
+        if let Some(e) = sheet.compile_exercises().first() {
+            return View::Exercise(*e);
+        }
         sheet
             .exercises()
             .into_iter()
@@ -176,9 +180,9 @@ pub fn progress(sheet: &Sheet) -> String {
     format!("Progreso: {}", marks.join(" · "))
 }
 
-/// The first check of `e` that does not pass.
+/// The first check of `e` that does not pass, as the report shows it.
 fn first_failing(sheet: &Sheet, e: Exercise) -> Option<&Row> {
-    sheet.of(e).find(|r| !r.verdict.passed())
+    sheet.failing_in_order(e).into_iter().next()
 }
 
 /// `Siguiente: …` for the exercise on screen (`hint`: its hint is shown).
@@ -312,4 +316,36 @@ fn comparar_line(w: &Worlds) -> String {
         a.overcharge,
         a.overcharge_pct(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::Catalog;
+    use crate::grading;
+    use crate::rubric::Rubric;
+    use crate::runner::diagnostics::Cause;
+    use crate::variants::Plan;
+
+    /// `vigilar` opens on the exercise whose file does not compile, not on
+    /// exercise 1.
+    #[test]
+    fn a_compile_error_opens_the_exercise_whose_file_has_it() {
+        let catalog = Catalog::new(Vec::new(), &[]);
+        let error = "error: mismatched types\n --> exercises/src/client.rs:40:9".to_string();
+        let graded = grading::not_compiled(&catalog, "exercises", &Cause::Compile(vec![error]));
+        let sheet = Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[]);
+        assert_eq!(View::first(&sheet), View::Exercise(Exercise::Cliente));
+        let screen = render(
+            Some(&Graded { sheet, fleet: None }),
+            View::Exercise(Exercise::Cliente),
+            false,
+            "",
+        );
+        assert!(
+            screen.contains("Ejercicio 2 · Una idempotency key por operación"),
+            "{screen}"
+        );
+        assert!(!screen.contains("Ejercicio 1 ·"), "{screen}");
+    }
 }

@@ -1,0 +1,120 @@
+//! Mistakes more than one test target grades: the mutant suites
+//! (`mutantes_*.rs`), the report formats (`formatos.rs`) and the hints
+//! suite (`pistas.rs`). Each is the reference with one change.
+
+use sim::{
+    ChargeOutcome, ChargeResult, IdempotencyKey, LedgerEntry, Money, Network, Order, OrderId,
+    Payments, Percent, Reconciliation,
+};
+use solutions::PaymentsServer;
+use solutions::reconciliation::reconcile;
+use std::collections::HashMap;
+
+use super::{Changed, ServerChange};
+
+/// Server: the store keyed by the whole request `(key, order_id, amount)`,
+/// so a retry carrying another amount is charged again.
+pub struct StoreByRequest;
+
+impl ServerChange for StoreByRequest {
+    fn inner(_: bool) -> PaymentsServer {
+        PaymentsServer::new(false)
+    }
+    fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
+        if !s.idempotent {
+            return s.inner.charge(k, o, a);
+        }
+        if let Some(stored) = s.by_request.get(&(k, o, a)) {
+            return *stored;
+        }
+        let result = s.inner.charge(k, o, a);
+        s.by_request.insert((k, o, a), result);
+        result
+    }
+}
+
+/// Lesson 2's loop with the key chosen by the caller: sends `order` with
+/// `key` on every attempt until a response arrives, at most `max_attempts`
+/// times. `sim` does not ship it (the harness keeps lesson 2's client
+/// private), so the client mistakes that get only the key or the limit
+/// wrong call this copy.
+pub fn retry_with_key<P: Payments>(
+    server: &mut P,
+    network: &mut Network,
+    order: &Order,
+    key: IdempotencyKey,
+    max_attempts: u32,
+) -> ChargeOutcome {
+    let mut attempts = 0;
+    while attempts < max_attempts {
+        attempts += 1;
+        if let Some(result) = network.send(server, key, order.id, order.amount) {
+            return ChargeOutcome {
+                attempts,
+                confirmed: Some(result),
+            };
+        }
+    }
+    ChargeOutcome {
+        attempts,
+        confirmed: None,
+    }
+}
+
+/// Client: `attempts <= max_attempts`, one attempt too many.
+pub fn one_attempt_too_many<P: Payments, K: sim::KeySource>(
+    server: &mut P,
+    network: &mut Network,
+    keys: &mut K,
+    order: &Order,
+    max_attempts: u32,
+) -> ChargeOutcome {
+    let key = keys.new_key();
+    retry_with_key(server, network, order, key, max_attempts + 1)
+}
+
+/// Client: one key, fixed once, reused for every operation.
+pub fn one_key_for_all<P: Payments, K: sim::KeySource>(
+    server: &mut P,
+    network: &mut Network,
+    _keys: &mut K,
+    order: &Order,
+    max_attempts: u32,
+) -> ChargeOutcome {
+    const THE_KEY: IdempotencyKey = IdempotencyKey(0x0c11_e07e);
+    retry_with_key(server, network, order, THE_KEY, max_attempts)
+}
+
+/// Reconciliation: the percentage over the charged total.
+pub fn percent_of_charged(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let r = reconcile(orders, ledger);
+    Reconciliation {
+        overcharge_pct: Percent::of(r.overcharge, r.charged),
+        ..r
+    }
+}
+
+/// Reconciliation: "charged 2+ times" counted per key instead of per order.
+pub fn counted_per_key(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let mut rows_per_key: HashMap<IdempotencyKey, u64> = HashMap::new();
+    for row in ledger {
+        *rows_per_key.entry(row.key).or_default() += 1;
+    }
+    Reconciliation {
+        orders_charged_twice_or_more: rows_per_key.values().filter(|&&n| n >= 2).count() as u64,
+        ..reconcile(orders, ledger)
+    }
+}
+
+/// Reconciliation: overcharge as charged − intended, so one order's
+/// undercharge is netted against another's overcharge.
+pub fn netted(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let r = reconcile(orders, ledger);
+    let overcharge = r.charged.saturating_excess(r.intended);
+    Reconciliation {
+        overcharge,
+        undercharge: r.intended.saturating_excess(r.charged),
+        overcharge_pct: Percent::of(overcharge, r.intended),
+        ..r
+    }
+}
