@@ -254,6 +254,7 @@ fn answer_reader<R: Read + Send + 'static>(
         let mut line: Vec<u8> = Vec::new();
         let mut chunk = vec![0u8; 1 << 16];
         let marker = protocol::ANSWER_MARKER.as_bytes();
+        let mut marked = false;
         loop {
             let n = match pipe.read(&mut chunk) {
                 Ok(0) => break,
@@ -261,14 +262,23 @@ fn answer_reader<R: Read + Send + 'static>(
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(_) => break,
             };
-            for &byte in &chunk[..n] {
-                if byte != b'\n' {
-                    line.push(byte);
-                    if line.len() > JUNK_LINE && !contains(&line, marker) {
+            // Whole pieces between newlines at a time; a long line is
+            // searched for the marker once (an answer of a hundred thousand
+            // calls is one line of megabytes).
+            let mut pieces = chunk[..n].split(|&b| b == b'\n').peekable();
+            while let Some(piece) = pieces.next() {
+                line.extend_from_slice(piece);
+                if line.len() > JUNK_LINE && !marked {
+                    if contains(&line, marker) {
+                        marked = true;
+                    } else {
                         let keep = line.split_off(line.len() - marker.len());
                         line = keep;
                     }
-                    continue;
+                }
+                if pieces.peek().is_none() {
+                    // The chunk ended inside this line.
+                    break;
                 }
                 let text = String::from_utf8_lossy(&line);
                 if let Some(parsed) = protocol::parse_answer_line(&text) {
@@ -278,6 +288,7 @@ fn answer_reader<R: Read + Send + 'static>(
                     }
                 }
                 line.clear();
+                marked = false;
             }
         }
     });
