@@ -248,6 +248,10 @@ fn gives_up(h: &dyn Execute) -> Result<(), Verdict> {
             format!(
                 "hizo {calls} intentos con max_attempts={max}: un intento de más. Son hasta max_attempts intentos en total, contando el primero (como el `while attempts < max_attempts` de la lección 2)."
             )
+        } else if r.outcome.confirmed.is_some() {
+            format!(
+                "se perdieron todas las respuestas y tu cliente informó un cobro confirmado ({calls} intento(s) con max_attempts={max}): sin una respuesta, orders no sabe si el cobro ocurrió. Esa información vive en el ledger de payments, que orders no ve (en producción no hay server.ledger() del otro lado de la red): no lo leas para \"recuperar\" la respuesta. Reintenta hasta max_attempts y, si todas se pierden, ríndete con confirmed: None."
+            )
         } else if let (true, Some(larger)) = (calls < max as usize, capped) {
             format!(
                 "hizo {calls} intentos con max_attempts={max}, y también {calls} con max_attempts={larger}: se rindió antes de tiempo, en un tope fijo de {calls} intentos que no es max_attempts. El límite es el max_attempts que recibes, sea cual sea, contando el primero."

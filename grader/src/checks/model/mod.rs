@@ -6,6 +6,52 @@
 //! A fixed check is one example the lesson names; these are the guarantee
 //! for everything nobody listed. The same seed gives the same cases, the same
 //! shrinking and byte-identical reports.
+//!
+//! # The domain each input may take, and what the generators cover
+//!
+//! Each input's domain is what its type and the exercise's doc comment
+//! allow; the generators cover it, with the edge values that break common
+//! code weighted up (issue 15: before, every generated order was numbered
+//! 1..n, every amount a whole number of dollars, every key one of two bit
+//! patterns, and no history or `max_attempts` passed a small integer type).
+//! Every band shrinks toward the simple case (order 1, $1, few calls).
+//!
+//! **Exercise 1, `charge`** ([`server`]):
+//!
+//! | input | domain (type, doc) | before | after | edges that break code |
+//! |---|---|---|---|---|
+//! | `idempotent` | `bool` | both | both | — |
+//! | `key` | `IdempotencyKey(u64)`: any 64 bits | `0x9001_0000_0000_0000 \| (i+1)`, or `(i/4+1) << 32 \| 5` | each 32-bit half one of 0..=3, `u32::MAX` or any: all 64 bits, 0 and `u64::MAX`, pairs sharing the high half, the low half, or `hi ^ lo` | `as u32`, `>> 32`, a 32-bit fold, 0 as "empty" |
+//! | `order_id` | `OrderId(u64)`: any | 1..=3 (1..=40 long) | mostly 1..=3, else 0, `u64::MAX`, large | 0, `u64::MAX`, `as u32` |
+//! | `amount` | `Money` (`i64` cents); a charge is positive | $100..=$500 in hundreds | [`amount`]: $1..=$500, 1 cent, 1..=99,999 cents, 2^31 and 2^32 ± 1,000 cents, 2^53 ± 10 cents, up to 10^15 cents | whole dollars, `i32`/`u32`, `f64` |
+//! | history | any length | 1..=24 calls over 6 keys; 300..=1,500 over 400; one fixed 5,004 calls / 5,000 keys | same random lengths; one fixed 100,009 calls over 100,000 keys (rows past `ch_9999` and 65,536; replays at 4,096 and 65,536) | `u8`/`u16` counters, caches of 4,096 or 65,536 keys, `ch_` mod 10,000 |
+//!
+//! **Exercise 2, `charge_order`** ([`client`]; run against lesson 2's
+//! idempotent server, with a real ledger, in the harness):
+//!
+//! | input | domain (type, doc) | before | after | edges that break code |
+//! |---|---|---|---|---|
+//! | orders' ids | `OrderId(u64)`, repeatable ("dos órdenes idénticas son dos operaciones") | 1..=n in order | the position (shrink target), 1..=4, 0, `u64::MAX`, large; 15% repeat the operation before exactly | repeated and identical orders, unordered ids |
+//! | orders' amounts | positive `Money` cents | $1..=$500, whole dollars | [`amount`] | cents, 1 cent |
+//! | operations | any number | 1..=4 | 1..=6 | — |
+//! | network script | any `Delivery` sequence, then all delivered | 0..=110 lost first, then 0..=12 coin flips | per operation 0..=3 lost, or a run scaled to 0..=`max_attempts + 1` (it may exhaust the attempts and spill into the next operation), then one delivered | runs of ≥ 256 and of exactly `max_attempts` |
+//! | `max_attempts` | `u32`, at least 1 (`attempts` is "de 1 a `max_attempts`") | 1..=6, 1..=100 | 1..=6, 1..=100, 1..=10,000 (work stays bounded: the script is at most 6 × 10,002 entries, and the job's time limit follows `Job::work`) | `u8` arithmetic, caps below the limit |
+//! | key source | `SeededKeys` of any `u64` seed | any seed | any seed | — |
+//! | `server` | any `Payments`; lesson 2's has a ledger | a recording server whose `ledger()` was always empty | lesson 2's idempotent server (ledger and store), every call recorded | a client that reads `ledger()` |
+//!
+//! **Exercise 3, `reconcile`** ([`reconciliation`]):
+//!
+//! | input | domain (type, doc) | before | after | edges that break code |
+//! |---|---|---|---|---|
+//! | orders' ids | `OrderId(u64)`, unique (rows join "por order id") | 1..=n in order | the position (shrink target), 1..=8, 0, `u64::MAX`, large, in any order; a repeated id drops the later order | `orders[id - 1]`, 0 |
+//! | orders' amounts | positive `Money` cents | $1..=$500, 1..=99,999 cents, $10M..=$20M | [`amount`], and $10M..=$20M | `i32` sums, `f64`, whole dollars |
+//! | orders | any number | 0..=5 | 0..=5 | empty |
+//! | rows' orders | any id, known or not | a known order, or unknown 90 or 91 (above every known id) | a known order, or unknown below the smallest known id, between two, above the largest, 0 or `u64::MAX` | unknown ids below or between the known ones |
+//! | rows' amounts | `Money` cents | the order's, half of it, or another | same, amounts from [`amount`] | partial rows |
+//! | rows | any number | 0..=10 | 0..=10 | empty |
+//!
+//! A weighted choice is drawn as a band plus a 32-bit value ([`banded`]),
+//! not with `prop_oneof!`, which forks a random generator per alternative.
 
 pub mod client;
 pub mod reconciliation;
