@@ -15,39 +15,8 @@ mod support;
 use grader::fixture::Scenario;
 use grader::oracle::Expected;
 use sim::clients::charge_with_key_per_attempt;
-use sim::{
-    ChargeOutcome, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Network, Order,
-    Payments,
-};
-use support::{any_retry, never};
-
-/// Lesson 2's loop with the key chosen by the caller: sends `order` with
-/// `key` on every attempt until a response arrives, at most `max_attempts`
-/// times. `sim` no longer ships it (the harness keeps lesson 2's client
-/// private), so the mutants that get only the key or the limit wrong call
-/// this copy.
-fn retry_with_key<P: Payments>(
-    server: &mut P,
-    network: &mut Network,
-    order: &Order,
-    key: IdempotencyKey,
-    max_attempts: u32,
-) -> ChargeOutcome {
-    let mut attempts = 0;
-    while attempts < max_attempts {
-        attempts += 1;
-        if let Some(result) = network.send(server, key, order.id, order.amount) {
-            return ChargeOutcome {
-                attempts,
-                confirmed: Some(result),
-            };
-        }
-    }
-    ChargeOutcome {
-        attempts,
-        confirmed: None,
-    }
-}
+use sim::{ChargeOutcome, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Payments};
+use support::{any_retry, never, retry_with_key};
 
 client! {
     /// Client: the key derived from the order's content.

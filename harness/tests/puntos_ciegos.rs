@@ -22,24 +22,25 @@
 
 mod support;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 
 use grader::checks::CheckTarget;
 use grader::grading::Graded;
 use grader::verdict::{Exercise, Verdict};
 use sim::{
-    ChargeId, ChargeOutcome, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, Order,
-    OrderId, Payments, Percent, Reconciliation,
+    ChargeId, ChargeOutcome, ChargeResult, IdempotencyKey, LedgerEntry, Money, Order, OrderId,
+    Payments, Percent, Reconciliation,
 };
 use solutions::reconciliation::reconcile;
-use support::{Changed, ServerChange};
+use support::{Changed, ServerChange, lesson_server, retry_with_key};
 
-/// Server: the store remembers only the last four keys (a bounded cache
-/// used as an idempotency store), so a key replayed after four others is
-/// charged again.
-struct ForgetsAfterFourKeys;
+/// Server: the store is a cache of the last `KEYS` keys (first in, first
+/// out: a bounded cache used as an idempotency store), so a key replayed
+/// after `KEYS` others is charged again. The wrapped server runs without
+/// idempotency, so its ledger lists the stored keys in order of arrival.
+struct ForgetsAfter<const KEYS: usize>;
 
-impl ServerChange for ForgetsAfterFourKeys {
+impl<const KEYS: usize> ServerChange for ForgetsAfter<KEYS> {
     fn inner(_: bool) -> solutions::PaymentsServer {
         solutions::PaymentsServer::new(false)
     }
@@ -52,16 +53,11 @@ impl ServerChange for ForgetsAfterFourKeys {
         let result = s.inner.charge(k, o, a);
         if s.idempotent {
             s.results.insert(k, result);
-            if s.results.len() > 4 {
-                // Evict the oldest key (the one with the lowest charge id).
-                if let Some(oldest) = s
-                    .results
-                    .iter()
-                    .min_by_key(|(_, r)| r.charge_id)
-                    .map(|(k, _)| *k)
-                {
-                    s.results.remove(&oldest);
-                }
+            let rows = s.inner.ledger();
+            if rows.len() > KEYS {
+                // Evict the oldest key (KEYS rows before the new one).
+                let oldest = rows[rows.len() - 1 - KEYS].key;
+                s.results.remove(&oldest);
             }
         }
         result
@@ -147,102 +143,17 @@ impl ServerChange for FoldedKey {
     }
 }
 
-/// Server: the store is a cache of the last 65,536 keys (first in, first
-/// out), so a key replayed after 65,536 others is charged again.
-struct ForgetsPast65536;
-
-thread_local! {
-    /// The cache's keys in order of arrival (one server per job and thread).
-    static ARRIVALS: std::cell::RefCell<VecDeque<IdempotencyKey>> = const {
-        std::cell::RefCell::new(VecDeque::new())
-    };
-}
-
-impl ServerChange for ForgetsPast65536 {
-    fn inner(_: bool) -> solutions::PaymentsServer {
-        ARRIVALS.with(|a| a.borrow_mut().clear());
-        solutions::PaymentsServer::new(false)
-    }
-    fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
-        if s.idempotent
-            && let Some(stored) = s.results.get(&k)
-        {
-            return *stored;
-        }
-        let result = s.inner.charge(k, o, a);
-        if s.idempotent {
-            s.results.insert(k, result);
-            ARRIVALS.with(|arrivals| {
-                let mut arrivals = arrivals.borrow_mut();
-                arrivals.push_back(k);
-                if arrivals.len() > 1 << 16
-                    && let Some(oldest) = arrivals.pop_front()
-                {
-                    s.results.remove(&oldest);
-                }
-            });
-        }
-        result
-    }
-}
-
-/// Server: the row counter is a `u16` (`rows: u16`, `rows.wrapping_add(1)`),
-/// so the 65,537th row is `ch_0001` again.
+/// Server: the row counter is a `u16` (`rows as u16`), so the 65,537th
+/// row is `ch_0001` again.
 struct ChargeIdsU16;
 
 impl ServerChange for ChargeIdsU16 {
     fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
-        if s.idempotent
-            && let Some(stored) = s.results.get(&k)
-        {
-            return *stored;
-        }
-        let counter = s.rows.len() as u16;
-        let charge_id = ChargeId::next_after(usize::from(counter));
-        s.rows.push(LedgerEntry {
-            key: k,
-            order_id: o,
-            amount: a,
-            charge_id,
-        });
-        let result = ChargeResult {
-            charge_id,
-            amount: a,
-            status: ChargeStatus::Captured,
-        };
-        if s.idempotent {
-            s.results.insert(k, result);
-        }
-        result
+        let id = ChargeId::next_after(usize::from(s.rows.len() as u16));
+        lesson_server(s, k, o, a, id)
     }
     fn ledger(s: &Changed<Self>) -> &[LedgerEntry] {
         &s.rows
-    }
-}
-
-/// Lesson 2's loop, sending `amount` instead of the order's.
-fn retry_sending<P: Payments, K: sim::KeySource>(
-    server: &mut P,
-    network: &mut sim::Network,
-    keys: &mut K,
-    order: &Order,
-    amount: Money,
-    max_attempts: u32,
-) -> ChargeOutcome {
-    let key = keys.new_key();
-    let mut attempts = 0;
-    while attempts < max_attempts {
-        attempts += 1;
-        if let Some(result) = network.send(server, key, order.id, amount) {
-            return ChargeOutcome {
-                attempts,
-                confirmed: Some(result),
-            };
-        }
-    }
-    ChargeOutcome {
-        attempts,
-        confirmed: None,
     }
 }
 
@@ -250,8 +161,11 @@ client! {
     /// Client: sends the amount in whole dollars (`amount / 100 * 100`),
     /// "the fixtures are in dollars anyway".
     fn whole_dollars(server, network, keys, order, max_attempts) {
-        let amount = Money::from_cents(order.amount.cents() / 100 * 100);
-        retry_sending(server, network, keys, order, amount, max_attempts)
+        let rounded = Order {
+            amount: Money::from_cents(order.amount.cents() / 100 * 100),
+            ..*order
+        };
+        retry_with_key(server, network, &rounded, keys.new_key(), max_attempts)
     }
 }
 
@@ -365,7 +279,7 @@ fn signed_excess(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
 }
 
 kit!(ServerForgetsAfterFourKeys {
-    server: ForgetsAfterFourKeys
+    server: ForgetsAfter<4>
 });
 kit!(ServerKeyedByKeyAndOrder {
     server: KeyedByKeyAndOrder
@@ -385,7 +299,7 @@ kit!(ReconcileSignedExcess {
 
 kit!(ServerFoldedKey { server: FoldedKey });
 kit!(ServerForgetsPast65536 {
-    server: ForgetsPast65536
+    server: ForgetsAfter<65536>
 });
 kit!(ServerChargeIdsU16 {
     server: ChargeIdsU16
@@ -424,6 +338,51 @@ fn size(summary: &str) -> usize {
 /// model-based check fails with a counterexample of at most `max_size`
 /// steps. Prints the catchers and the trace.
 fn assert_blind_spot(name: &str, graded: Graded, exercise: Exercise, max_size: usize) {
+    let (scenarios, summary, trace, _) = caught_by_model(name, &graded, exercise);
+    let n = size(&summary);
+    assert!(
+        n <= max_size,
+        "{name}: shrunk to {n} > {max_size}: {summary}"
+    );
+    println!(
+        "{name}: fijas 0 · escenarios {} {scenarios:?} · modelo: contraejemplo de tamaño {n}\n  {summary}\n  {}",
+        scenarios.len(),
+        trace.join("\n  ")
+    );
+}
+
+/// Like [`assert_blind_spot`], for a mistake only the family's fixed large
+/// case reaches: no scenario check fails either, and the model-based check
+/// fails on that case (reported as it is, unshrunk), with `words` in its
+/// trace or hint.
+fn assert_large_case(name: &str, graded: Graded, exercise: Exercise, words: &[&str]) {
+    let (scenarios, summary, trace, hint) = caught_by_model(name, &graded, exercise);
+    assert!(
+        scenarios.is_empty(),
+        "{name}: scenarios caught it: {scenarios:?}"
+    );
+    assert!(
+        summary.contains("un caso grande fijo"),
+        "{name}: not the large case: {summary}"
+    );
+    let text = format!("{}\n{hint}", trace.join("\n"));
+    for w in words {
+        assert!(text.contains(w), "{name}: lacks {w:?}:\n{text}");
+    }
+    println!(
+        "{name}: modelo, caso grande: {summary}\n  {}\n  pista: {hint}",
+        trace.join("\n  ")
+    );
+}
+
+/// Asserts that only `exercise`'s checks fail, none of them fixed, and that
+/// the model-based one gives a counterexample; the failing scenario checks
+/// and the counterexample's summary, trace and hint.
+fn caught_by_model(
+    name: &str,
+    graded: &Graded,
+    exercise: Exercise,
+) -> (Vec<String>, String, Vec<String>, String) {
     let mut fixed = Vec::new();
     let mut scenarios = Vec::new();
     let mut model = None;
@@ -446,42 +405,6 @@ fn assert_blind_spot(name: &str, graded: Graded, exercise: Exercise, max_size: u
         fixed.is_empty(),
         "{name}: a fixed check caught it: {fixed:?}"
     );
-    let Some(Verdict::Counterexample { summary, trace, .. }) = model else {
-        panic!("{name}: the model-based check did not catch it: {model:?}");
-    };
-    let n = size(&summary);
-    assert!(
-        n <= max_size,
-        "{name}: shrunk to {n} > {max_size}: {summary}"
-    );
-    println!(
-        "{name}: fijas 0 · escenarios {} {scenarios:?} · modelo: contraejemplo de tamaño {n}\n  {summary}\n  {}",
-        scenarios.len(),
-        trace.join("\n  ")
-    );
-}
-
-/// Like [`assert_blind_spot`], for a mistake only the family's fixed large
-/// case reaches: the model-based check fails on that case (reported as it
-/// is, unshrunk), with `words` in its trace or hint.
-fn assert_large_case(name: &str, graded: Graded, exercise: Exercise, words: &[&str]) {
-    let mut model = None;
-    for (check, verdict) in &graded.results {
-        if verdict.passed() {
-            continue;
-        }
-        assert_eq!(
-            check.exercise, exercise,
-            "{name}: {} failed: {verdict:?}",
-            check.id
-        );
-        assert!(
-            matches!(check.target, CheckTarget::Model(_)),
-            "{name}: {} caught it: {verdict:?}",
-            check.id
-        );
-        model = Some(verdict.clone());
-    }
     let Some(Verdict::Counterexample {
         summary,
         trace,
@@ -490,18 +413,7 @@ fn assert_large_case(name: &str, graded: Graded, exercise: Exercise, words: &[&s
     else {
         panic!("{name}: the model-based check did not catch it: {model:?}");
     };
-    assert!(
-        summary.contains("un caso grande fijo"),
-        "{name}: not the large case: {summary}"
-    );
-    let text = format!("{}\n{hint}", trace.join("\n"));
-    for w in words {
-        assert!(text.contains(w), "{name}: lacks {w:?}:\n{text}");
-    }
-    println!(
-        "{name}: modelo, caso grande: {summary}\n  {}\n  pista: {hint}",
-        trace.join("\n  ")
-    );
+    (scenarios, summary, trace, hint)
 }
 
 fn graded<K: sim::Kit>() -> Graded {
