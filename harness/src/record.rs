@@ -1,45 +1,12 @@
-//! The harness's own instruments for exercise 2: a server that charges and
-//! records every call (no idempotency: the judge applies its own model of
-//! lesson 2's server to the recorded calls), a key source that records what
-//! it hands out, and lesson 2's loop for grading exercise 1 on its own.
+//! The harness's own instruments for exercise 2: lesson 2's idempotent
+//! server (the CON world: a real ledger and store, every call recorded; the
+//! judge applies its own model to the recorded calls for both worlds), a key
+//! source that records what it hands out, and lesson 2's loop for grading
+//! exercise 1 on its own.
 
-use protocol::{Call, Observation, OrderRun};
-use sim::{
-    ChargeId, ChargeOutcome, ChargeResult, ChargeStatus, Fleet, IdempotencyKey, KeySource, Kit,
-    LedgerEntry, Money, Network, Order, OrderId, Payments,
-};
-
-/// Charges every call, answering call `n` (from 1) with charge id `ch_n`,
-/// and records it. It keeps no ledger rows (a fleet of millions of attempts
-/// would not fit): the judge rebuilds what a ledger would hold from the
-/// recorded calls, and a client has no business reading the server's
-/// ledger.
-#[derive(Debug, Default)]
-struct RecordingServer {
-    charged: usize,
-    calls: Vec<Call>,
-}
-
-impl Payments for RecordingServer {
-    fn charge(&mut self, key: IdempotencyKey, order_id: OrderId, amount: Money) -> ChargeResult {
-        self.calls.push(Call {
-            key,
-            order_id,
-            amount,
-        });
-        let charge_id = ChargeId::next_after(self.charged);
-        self.charged += 1;
-        ChargeResult {
-            charge_id,
-            amount,
-            status: ChargeStatus::Captured,
-        }
-    }
-
-    fn ledger(&self) -> &[LedgerEntry] {
-        &[]
-    }
-}
+use protocol::lesson::Server;
+use protocol::{Observation, OrderRun};
+use sim::{ChargeOutcome, Fleet, IdempotencyKey, KeySource, Kit, Network, Order, Payments};
 
 /// A key source that remembers what it issued.
 struct RecordingKeys<K> {
@@ -56,10 +23,15 @@ impl<K: KeySource> KeySource for RecordingKeys<K> {
 }
 
 /// Exercise 2: `K`'s client charges each order of `fleet` (or `orders`,
-/// when given) against a recording server; per order, what it reported,
-/// sent and took.
+/// when given) against lesson 2's idempotent server ([`Server`]); per order,
+/// what it reported, sent and took.
+///
+/// Memory stays bounded by what a correct client leaves: the ledger holds
+/// one row per key (a fleet of 200,000 orders × 100 lost responses is
+/// 200,000 rows), and each order's calls are handed over run-length encoded
+/// ([`protocol::runs`]) as soon as the order is done.
 pub fn client<K: Kit>(fleet: &Fleet, orders: Option<&[Order]>) -> Observation {
-    let mut server = RecordingServer::default();
+    let mut server = Server::new(true);
     let mut network = fleet.network();
     let mut keys = RecordingKeys {
         inner: fleet.keys(),

@@ -1,8 +1,8 @@
 //! Wrong solutions of exercise 2, the key-per-operation client (issue 3):
 //! each kit is the reference with one small change to its client. The
-//! judge runs the client against the harness's recording server (every
-//! call charged, call n answered with ch_n) and replays the recorded calls
-//! through its own model of lesson 2's server. Every mutant must lose marks
+//! judge runs the client against lesson 2's idempotent server in the
+//! harness (a real ledger and store, every call recorded; issue 15) and
+//! replays the recorded calls through its own model of lesson 2's server. Every mutant must lose marks
 //! on the check named for its mistake, with an explanation in the lesson's
 //! words, and on no check unrelated to it.
 //!
@@ -15,7 +15,7 @@ mod support;
 use grader::fixture::Scenario;
 use grader::oracle::Expected;
 use sim::clients::charge_with_key_per_attempt;
-use sim::{ChargeOutcome, IdempotencyKey};
+use sim::{ChargeOutcome, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Payments};
 use support::mistakes::{one_attempt_too_many, one_key_for_all, retry_with_key};
 use support::{any_retry, never};
 
@@ -132,6 +132,66 @@ client! {
             attempts: max_attempts,
             confirmed: None,
         }
+    }
+}
+
+/// The result a ledger row stands for.
+fn result_of(row: &LedgerEntry) -> ChargeResult {
+    ChargeResult {
+        charge_id: row.charge_id,
+        amount: row.amount,
+        status: ChargeStatus::Captured,
+    }
+}
+
+client! {
+    /// Client: before charging, looks in `server.ledger()` for a row of the
+    /// same order and amount and "confirms" it without charging (lesson 2,
+    /// errores comunes: deduplicating by content).
+    fn confirms_a_row_of_the_same_order(server, network, keys, order, max_attempts) {
+        let earlier = server
+            .ledger()
+            .iter()
+            .find(|row| (row.order_id, row.amount) == (order.id, order.amount))
+            .map(result_of);
+        if let Some(result) = earlier {
+            return ChargeOutcome { attempts: 1, confirmed: Some(result) };
+        }
+        let key = keys.new_key();
+        retry_with_key(server, network, order, key, max_attempts)
+    }
+}
+
+client! {
+    /// Client: when every response was lost, "recovers" the lost one by
+    /// reading its key's row in `server.ledger()`.
+    fn recovers_from_the_ledger_after_giving_up(server, network, keys, order, max_attempts) {
+        let key = keys.new_key();
+        let outcome = retry_with_key(server, network, order, key, max_attempts);
+        if outcome.confirmed.is_some() {
+            return outcome;
+        }
+        let recovered = server.ledger().iter().find(|row| row.key == key).map(result_of);
+        ChargeOutcome { confirmed: recovered, ..outcome }
+    }
+}
+
+client! {
+    /// Client: after a lost response, reads `server.ledger()`; finding its
+    /// key's row there, it takes the charge for done and stops retrying.
+    fn stops_when_the_ledger_has_its_row(server, network, keys, order, max_attempts) {
+        let key = keys.new_key();
+        let mut attempts = 0;
+        while attempts < max_attempts {
+            attempts += 1;
+            if let Some(result) = network.send(server, key, order.id, order.amount) {
+                return ChargeOutcome { attempts, confirmed: Some(result) };
+            }
+            if let Some(row) = server.ledger().iter().find(|row| row.key == key) {
+                return ChargeOutcome { attempts, confirmed: Some(result_of(row)) };
+            }
+        }
+        ChargeOutcome { attempts, confirmed: None }
     }
 }
 
@@ -328,5 +388,63 @@ mutant!(
             "el primer intento llevó una key y los 2 reintentos otra",
             "después del primer intento",
             "antes del primer intento"
+        ]
+);
+
+kit!(ClientConfirmsARowOfTheSameOrder {
+    client: confirms_a_row_of_the_same_order
+});
+mutant!(
+    client_confirms_a_row_of_the_same_order:
+        "cliente: confirma sin cobrar si el ledger ya tiene una fila de la misma orden (deduplicar por contenido)",
+        ClientConfirmsARowOfTheSameOrder,
+        Cliente,
+        "cliente/operaciones-distintas-keys-distintas",
+        ["cliente/operaciones-distintas-keys-distintas"],
+        never,
+        [
+            "la operación 2 no envió ningún intento",
+            "dos órdenes idénticas son dos operaciones",
+            "orders no ve el ledger de payments"
+        ]
+);
+
+kit!(ClientRecoversFromTheLedgerAfterGivingUp {
+    client: recovers_from_the_ledger_after_giving_up
+});
+mutant!(
+    client_recovers_from_the_ledger_after_giving_up:
+        "cliente: al rendirse, recupera la respuesta perdida leyendo el ledger del servidor",
+        ClientRecoversFromTheLedgerAfterGivingUp,
+        Cliente,
+        "cliente/se-rinde-tras-max-attempts",
+        ["cliente/se-rinde-tras-max-attempts"],
+        some_order_unconfirmed,
+        [
+            "se perdieron todas las respuestas y tu cliente informó un cobro confirmado",
+            "4 intento(s) con max_attempts=4",
+            "orders no ve"
+        ]
+);
+
+kit!(ClientStopsWhenTheLedgerHasItsRow {
+    client: stops_when_the_ledger_has_its_row
+});
+mutant!(
+    client_stops_when_the_ledger_has_its_row:
+        "cliente: tras una respuesta perdida lee el ledger, ve su fila y deja de reintentar",
+        ClientStopsWhenTheLedgerHasItsRow,
+        Cliente,
+        "cliente/se-rinde-tras-max-attempts",
+        [
+            "cliente/misma-key-en-cada-reintento",
+            "cliente/se-detiene-en-la-primera-respuesta",
+            "cliente/se-rinde-tras-max-attempts"
+        ],
+        any_retry,
+        [
+            "se perdieron todas las respuestas y tu cliente informó un cobro confirmado",
+            "1 intento(s) con max_attempts=4",
+            "no lo leas"
         ]
 );

@@ -18,7 +18,7 @@ use sim::{
 };
 use solutions::PaymentsServer;
 use support::mistakes::StoreByRequest;
-use support::{Changed, ServerChange, always, any_retry, never};
+use support::{Changed, ServerChange, always, any_retry, lesson_server, never};
 
 /// Server: a replay executes the charge again (the ledger grows) while
 /// returning the stored result.
@@ -164,37 +164,6 @@ impl<const BITS: u32> ServerChange for TruncatedKey<BITS> {
         s.results.insert(low, result);
         result
     }
-}
-
-/// The lesson's server written out, with its own ledger and charge id
-/// `charge_id` for the next row.
-fn lesson_server<C: ServerChange>(
-    s: &mut Changed<C>,
-    k: IdempotencyKey,
-    o: OrderId,
-    a: Money,
-    charge_id: ChargeId,
-) -> ChargeResult {
-    if s.idempotent
-        && let Some(stored) = s.results.get(&k)
-    {
-        return *stored;
-    }
-    s.rows.push(LedgerEntry {
-        key: k,
-        order_id: o,
-        amount: a,
-        charge_id,
-    });
-    let result = ChargeResult {
-        charge_id,
-        amount: a,
-        status: ChargeStatus::Captured,
-    };
-    if s.idempotent {
-        s.results.insert(k, result);
-    }
-    result
 }
 
 /// Server: charge ids `ChargeId::next_after(len % 4)`, right up to 4 rows.

@@ -1,9 +1,77 @@
-//! Lesson 2's arithmetic of a fleet, shared by the judge's oracle and the
-//! harness: how many attempts each order takes, and the ledger lesson 2's
-//! server leaves. The client's decisions depend only on the loss draws, never
-//! on the server, so one pass over the draws gives every world.
+//! Lesson 2's world as the judge and the harness both need it: its
+//! `PaymentsServer` ([`Server`]), and the arithmetic of a fleet (how many
+//! attempts each order takes, and the ledger lesson 2's server leaves). The
+//! client's decisions depend only on the loss draws, never on the server, so
+//! one pass over the draws gives every world.
 
-use sim::{ChargeId, Delivery, Fleet, KeySource, LedgerEntry, Order};
+use sim::{
+    ChargeId, ChargeResult, ChargeStatus, Delivery, Fleet, IdempotencyKey, KeySource, LedgerEntry,
+    Money, Order, OrderId, Payments,
+};
+
+use crate::Call;
+
+/// Lesson 2's `PaymentsServer`, with and without idempotency, logging every
+/// call: an append-only ledger (row `n`, from 1, is charge `ch_n`) and, in
+/// the idempotent world, a store key → the result returned the first time.
+///
+/// The judge plays scripts against it to know what an implementation must
+/// answer; the harness runs exercise 2's client against it (idempotent, as
+/// in the CON world), so a client that reads `ledger()` sees what a real
+/// server would hold.
+#[derive(Debug, Default)]
+pub struct Server {
+    idempotent: bool,
+    ledger: Vec<LedgerEntry>,
+    store: sim::IdempotencyStore,
+    /// Every call, in order (the harness drains it after each order).
+    pub calls: Vec<Call>,
+}
+
+impl Server {
+    /// An empty server, with (`true`) or without idempotency.
+    pub fn new(idempotent: bool) -> Server {
+        Server {
+            idempotent,
+            ..Server::default()
+        }
+    }
+}
+
+impl Payments for Server {
+    fn charge(&mut self, key: IdempotencyKey, order_id: OrderId, amount: Money) -> ChargeResult {
+        self.calls.push(Call {
+            key,
+            order_id,
+            amount,
+        });
+        if self.idempotent
+            && let Some(stored) = self.store.get(&key)
+        {
+            return *stored;
+        }
+        let charge_id = ChargeId::next_after(self.ledger.len());
+        self.ledger.push(LedgerEntry {
+            key,
+            order_id,
+            amount,
+            charge_id,
+        });
+        let result = ChargeResult {
+            charge_id,
+            amount,
+            status: ChargeStatus::Captured,
+        };
+        if self.idempotent {
+            self.store.insert(key, result);
+        }
+        result
+    }
+
+    fn ledger(&self) -> &[LedgerEntry] {
+        &self.ledger
+    }
+}
 
 /// What the network did to one order under lesson 2's client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -56,9 +56,9 @@ pub enum Job {
         calls: Vec<Call>,
     },
     /// Exercise 2: the implementation's client charges every order of
-    /// `fleet` (its network, its key source, its `max_attempts`) against a
-    /// recording server that charges every call. Answered by
-    /// [`Observation::Client`].
+    /// `fleet` (its network, its key source, its `max_attempts`) against
+    /// lesson 2's idempotent server ([`lesson::Server`], a real ledger and
+    /// store), every call recorded. Answered by [`Observation::Client`].
     Client {
         /// Orders, losses, `max_attempts` and key seed.
         fleet: Fleet,
@@ -168,8 +168,9 @@ pub struct OrderRun {
     /// What the client reported.
     pub outcome: ChargeOutcome,
     /// The calls it sent for this order, in order, runs of identical calls
-    /// collapsed ([`runs`]). The recording server answers call number `n`
-    /// of the whole run (from 1) with charge id `ch_n`.
+    /// collapsed ([`runs`]). Lesson 2's idempotent server answers the first
+    /// call of the `n`-th distinct key of the whole run (from 1) with charge
+    /// id `ch_n`, and every later call of that key with the same result.
     pub sent: Vec<Sent>,
     /// The keys it took from the key source for this order.
     pub keys_issued: Vec<IdempotencyKey>,

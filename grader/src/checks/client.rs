@@ -1,10 +1,9 @@
-//! Exercise 2's checks: the client, through the harness's recording server;
-//! its recorded calls are replayed through the judge's model server.
+//! Exercise 2's checks: the client, against lesson 2's idempotent server in
+//! the harness (a real ledger and store, every call recorded); its recorded
+//! calls are replayed through the judge's model server.
 
 use protocol::Call;
-use sim::{
-    ChargeId, ChargeOutcome, Delivery, Fleet, IdempotencyKey, Money, Order, OrderId, Payments,
-};
+use sim::{ChargeOutcome, Delivery, Fleet, IdempotencyKey, Money, Order, OrderId, Payments};
 
 use crate::runner::{self, Execute};
 use crate::spy::SpyServer;
@@ -34,8 +33,8 @@ const LOST: Delivery = Delivery::Lost;
 const DELIVERED: Delivery = Delivery::Delivered;
 
 /// What the implementation's client did with one order of $500 on a
-/// scripted network (through the harness's recording server, which answers
-/// call `n` with `ch_n`).
+/// scripted network (against the harness's lesson 2 idempotent server: the
+/// operation's first call writes `ch_0001`, its retries replay it).
 struct Run {
     outcome: ChargeOutcome,
     calls: Vec<Call>,
@@ -192,8 +191,14 @@ fn key_hint(keys: &[sim::IdempotencyKey], issued: &[sim::IdempotencyKey], needed
 fn stops_at_first_response(h: &dyn Execute) -> Result<(), Verdict> {
     for (script, n) in [(vec![DELIVERED], 1u32), (vec![LOST, DELIVERED], 2)] {
         let r = run_client(h, script, 4)?;
-        // The recording server answers call n with ch_n.
-        let last_charge = (!r.calls.is_empty()).then_some(ChargeId(r.calls.len() as u64));
+        // What the harness's lesson 2 server (idempotent) answered the last
+        // call: the result that arrived.
+        let mut server = SpyServer::new(true);
+        let last_charge = r
+            .calls
+            .iter()
+            .map(|c| server.charge(c.key, c.order_id, c.amount).charge_id)
+            .last();
         let ok = r.calls.len() == n as usize
             && r.outcome.attempts == n
             && r.outcome.confirmed.is_some()
@@ -242,6 +247,10 @@ fn gives_up(h: &dyn Execute) -> Result<(), Verdict> {
         } else if calls > max as usize {
             format!(
                 "hizo {calls} intentos con max_attempts={max}: un intento de más. Son hasta max_attempts intentos en total, contando el primero (como el `while attempts < max_attempts` de la lección 2)."
+            )
+        } else if r.outcome.confirmed.is_some() {
+            format!(
+                "se perdieron todas las respuestas y tu cliente informó un cobro confirmado ({calls} intento(s) con max_attempts={max}): sin una respuesta, orders no sabe si el cobro ocurrió. Esa información vive en el ledger de payments, que orders no ve (en producción no hay server.ledger() del otro lado de la red): no lo leas para \"recuperar\" la respuesta. Reintenta hasta max_attempts y, si todas se pierden, ríndete con confirmed: None."
             )
         } else if let (true, Some(larger)) = (calls < max as usize, capped) {
             format!(
@@ -295,12 +304,18 @@ fn distinct_operations(h: &dyn Execute) -> Result<(), Verdict> {
     if distinct && server.ledger().len() == 3 && confirmed == 3 {
         return Ok(());
     }
-    let hint = if first_keys.len() == 3 && first_keys.iter().all(|k| *k == first_keys[0]) {
-        "el cliente usó la misma key para todas las operaciones, aun para órdenes distintas: el servidor cree que todo es un reintento de la primera y solo cobra esa. Cada operación necesita su propia key, creada con keys.new_key() al empezar."
+    let silent = runs.iter().position(|r| r.sent.is_empty());
+    let hint = if let Some(i) = silent {
+        format!(
+            "la operación {} no envió ningún intento y se dio por cobrada: dos órdenes idénticas son dos operaciones, y cada una se cobra aunque el ledger ya tenga una fila de la misma orden por el mismo monto. orders no ve el ledger de payments; deduplicar por contenido es el error de la lección 2 (errores comunes). Cada operación lleva su key de keys.new_key() y se envía.",
+            i + 1
+        )
+    } else if first_keys.len() == 3 && first_keys.iter().all(|k| *k == first_keys[0]) {
+        "el cliente usó la misma key para todas las operaciones, aun para órdenes distintas: el servidor cree que todo es un reintento de la primera y solo cobra esa. Cada operación necesita su propia key, creada con keys.new_key() al empezar.".to_string()
     } else if first_keys.len() == 3 && first_keys[0] == first_keys[1] {
-        "las dos operaciones con el mismo contenido llevaron la misma key: una key derivada del contenido de la orden (order_id, amount) hace que el servidor confunda \"un cobro nuevo que casualmente es igual\" con \"el mismo cobro otra vez\" y no cobre el segundo (lección 2, errores comunes)."
+        "las dos operaciones con el mismo contenido llevaron la misma key: una key derivada del contenido de la orden (order_id, amount) hace que el servidor confunda \"un cobro nuevo que casualmente es igual\" con \"el mismo cobro otra vez\" y no cobre el segundo (lección 2, errores comunes).".to_string()
     } else {
-        "cada operación necesita su propia key, creada con keys.new_key() al empezar la operación; la respuesta llega siempre, así que cada operación termina confirmada."
+        "cada operación necesita su propia key, creada con keys.new_key() al empezar la operación; la respuesta llega siempre, así que cada operación termina confirmada.".to_string()
     };
     Err(Verdict::failed(
         "tres operaciones (orden 1 por $500, otra vez orden 1 por $500, orden 2 por $300) → tres keys distintas, tres filas en el ledger, tres cobros confirmados",

@@ -255,10 +255,10 @@ pub(crate) fn diagnose(
             return Some((REMEMBERED_WITHOUT_CHARGING.to_string(), NEW_KEY));
         }
         let results = results(got);
-        let all_new = results
-            .iter()
-            .enumerate()
-            .all(|(i, r)| results[..i].iter().all(|p| p.charge_id != r.charge_id));
+        let mut ids: Vec<ChargeId> = results.iter().map(|r| r.charge_id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let all_new = ids.len() == results.len();
         if got.ledger.len() == calls.len() && want.ledger.len() < calls.len() && all_new {
             return Some((IGNORES_IDEMPOTENT.to_string(), REPLAY));
         }
@@ -327,6 +327,23 @@ fn rows_mistake(calls: &[Call], got: &Played, want: &Played) -> Option<Hint> {
     {
         return Some((DEDUPLICATED_BY_CONTENT.to_string(), DISTINCT));
     }
+    // Answered with what another key stored: the store confused the keys
+    // some other way (a hash or a fold of the key used as the key).
+    if let Some(twin) = (0..i).find(|&j| {
+        calls[j].key != c.key && got.answers.get(j).map(|a| a.result) == Some(got.answers[i].result)
+    }) {
+        let twin = calls[twin].key;
+        return Some((
+            format!(
+                "la key {} ({}) se tomó por un replay de {} ({}): son keys distintas. Una idempotency key son sus 64 bits: guárdala y compárala entera en el store (ni una parte de ella ni un hash de 32 bits como clave, que confunden operaciones distintas y dejan un cobro sin hacer).",
+                label(c.key),
+                c.key,
+                label(twin),
+                twin
+            ),
+            DISTINCT,
+        ));
+    }
     Some((
         format!(
             "la llamada {} traía una key que el store no conocía ({}) y no se cobró: una key nueva es un cobro de verdad, con su fila en el ledger.",
@@ -343,10 +360,17 @@ fn replay_mistake(idempotent: bool, calls: &[Call], got: &Played) -> Option<Stri
     if !idempotent {
         return None;
     }
+    // Where each key was first used (a history can be 100,000 calls long).
+    let mut first_use: std::collections::HashMap<IdempotencyKey, usize> =
+        std::collections::HashMap::new();
     for (i, c) in calls.iter().enumerate() {
-        let Some(first) = calls[..i].iter().position(|p| p.key == c.key) else {
+        first_use.entry(c.key).or_insert(i);
+    }
+    for (i, c) in calls.iter().enumerate() {
+        let first = first_use[&c.key];
+        if first == i {
             continue;
-        };
+        }
         let (answer, stored) = (got.answers[i].result, got.answers[first].result);
         if answer == stored {
             continue;
@@ -361,7 +385,7 @@ fn replay_mistake(idempotent: bool, calls: &[Call], got: &Played) -> Option<Stri
         let other = (0..i).find(|&j| {
             calls[j].key != c.key
                 && got.answers[j].result.charge_id == answer.charge_id
-                && calls[..j].iter().all(|p| p.key != calls[j].key)
+                && first_use[&calls[j].key] == j
         });
         if let Some(j) = other {
             return Some(format!(

@@ -5,7 +5,7 @@
 //! dropped, at most [`STDERR_TAIL`] bytes of its stderr are kept to explain
 //! a death, and the whole group is killed when the answers are in.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -250,46 +250,44 @@ fn answer_reader<R: Read + Send + 'static>(
 ) -> mpsc::Receiver<Result<Result<Observation, Verdict>, String>> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let Some(mut pipe) = pipe else { return };
+        let Some(pipe) = pipe else { return };
+        let mut reader = std::io::BufReader::with_capacity(1 << 16, pipe);
         let mut line: Vec<u8> = Vec::new();
-        let mut chunk = vec![0u8; 1 << 16];
         let marker = protocol::ANSWER_MARKER.as_bytes();
-        // Whether the current line is known to hold the marker.
         let mut marked = false;
         loop {
-            let n = match pipe.read(&mut chunk) {
+            // Up to a newline, at most 64 KiB at a time (std's read_until
+            // finds the newline with memchr: an answer of a hundred
+            // thousand calls is one line of megabytes).
+            let read = (&mut reader).take(1 << 16).read_until(b'\n', &mut line);
+            match read {
                 Ok(0) => break,
-                Ok(n) => n,
+                Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(_) => break,
-            };
-            let mut rest = &chunk[..n];
-            while !rest.is_empty() {
-                let Some(end) = rest.iter().position(|&b| b == b'\n') else {
-                    line.extend_from_slice(rest);
-                    // A long line without the marker is junk: keep only its
-                    // end, where a marker may begin.
-                    if line.len() > JUNK_LINE && !marked {
-                        if contains(&line, marker) {
-                            marked = true;
-                        } else {
-                            line.drain(..line.len() - marker.len());
-                        }
-                    }
-                    break;
-                };
-                line.extend_from_slice(&rest[..end]);
-                rest = &rest[end + 1..];
-                let text = String::from_utf8_lossy(&line);
-                if let Some(parsed) = protocol::parse_answer_line(&text) {
-                    let item = parsed.map(|a: Answer| a.map_err(Verdict::from));
-                    if tx.send(item).is_err() {
-                        return;
+            }
+            if line.last() != Some(&b'\n') {
+                // Inside a line: a long one is searched for the marker once.
+                if line.len() > JUNK_LINE && !marked {
+                    if contains(&line, marker) {
+                        marked = true;
+                    } else {
+                        let keep = line.split_off(line.len() - marker.len());
+                        line = keep;
                     }
                 }
-                line.clear();
-                marked = false;
+                continue;
             }
+            line.pop();
+            let text = String::from_utf8_lossy(&line);
+            if let Some(parsed) = protocol::parse_answer_line(&text) {
+                let item = parsed.map(|a: Answer| a.map_err(Verdict::from));
+                if tx.send(item).is_err() {
+                    return;
+                }
+            }
+            line.clear();
+            marked = false;
         }
     });
     rx

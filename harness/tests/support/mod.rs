@@ -22,7 +22,9 @@ use grader::oracle::{self, Expected};
 use grader::runner::Execute;
 use grader::verdict::{Exercise, Verdict};
 use protocol::{Job, Observation};
-use sim::{ChargeResult, IdempotencyKey, LedgerEntry, Money, OrderId, Payments};
+use sim::{
+    ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, OrderId, Payments,
+};
 use solutions::PaymentsServer;
 
 pub mod mistakes;
@@ -111,6 +113,37 @@ impl ServerChange for Reference {
     fn charge(s: &mut Changed<Self>, key: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
         s.inner.charge(key, o, a)
     }
+}
+
+/// The lesson's server written out, with its own ledger and charge id
+/// `charge_id` for the next row.
+pub fn lesson_server<C: ServerChange>(
+    s: &mut Changed<C>,
+    k: IdempotencyKey,
+    o: OrderId,
+    a: Money,
+    charge_id: ChargeId,
+) -> ChargeResult {
+    if s.idempotent
+        && let Some(stored) = s.results.get(&k)
+    {
+        return *stored;
+    }
+    s.rows.push(LedgerEntry {
+        key: k,
+        order_id: o,
+        amount: a,
+        charge_id,
+    });
+    let result = ChargeResult {
+        charge_id,
+        amount: a,
+        status: ChargeStatus::Captured,
+    };
+    if s.idempotent {
+        s.results.insert(k, result);
+    }
+    result
 }
 
 /// Declares `struct $name` implementing `sim::Kit` with the given server

@@ -1,26 +1,55 @@
-//! Exercise 2 against the model: random operations, loss scripts,
-//! `max_attempts` from 1 to 100 and key seeds, through the harness's
-//! recording server; every order's attempts, keys sent, stop point and
+//! Exercise 2 against the model: random operations (orders with sparse,
+//! unordered, repeated ids, identical operations, amounts from one cent to
+//! $10 trillion), loss scripts with long runs of lost responses that spill
+//! from one operation into the next, `max_attempts` from 1 to 10,000 and key
+//! seeds, through lesson 2's idempotent server in the harness; every
+//! order's attempts, calls sent (key, order and amount), stop point and
 //! outcome compared with lesson 2's `client_charge` with one key per
-//! operation.
+//! operation. The domain table is in [`super`].
 
 use proptest::prelude::*;
 use protocol::{Call, Job, Observation, OrderRun, Sent};
-use sim::{ChargeId, ChargeOutcome, ChargeResult, ChargeStatus, Delivery, Fleet, KeySource, Money};
+use sim::{
+    ChargeId, ChargeOutcome, ChargeResult, ChargeStatus, Delivery, Fleet, KeySource, Money, Order,
+    OrderId,
+};
 
 use super::{Family, Outcome};
 
-/// A case: the operations' amounts, the network's losses, `max_attempts`
-/// and the key seed.
+/// The largest `max_attempts` generated: far past the fixtures' 100 and any
+/// `u8`, while a case stays a few tens of thousands of calls.
+pub const MAX_ATTEMPTS: u32 = 10_000;
+
+/// How many responses in a row the network loses before it delivers one.
+#[derive(Clone, Copy, Debug)]
+pub enum Losses {
+    /// A few (0 to 3).
+    Few(usize),
+    /// A run scaled to `max_attempts` (from none to `max_attempts + 1`: a
+    /// run that exhausts the attempts spills into the next operation).
+    Long(prop::sample::Index),
+}
+
+/// One operation: its order and what the network does to its attempts.
+#[derive(Clone, Copy, Debug)]
+pub struct Operation {
+    /// The same order as the operation before (two identical legitimate
+    /// operations: one buyer paying twice the same order).
+    pub repeat: bool,
+    /// The order id; `None` is the operation's position (1, 2, …), the
+    /// simple case shrinking goes back to.
+    pub id: Option<u64>,
+    /// The amount, in cents.
+    pub amount: Money,
+    /// The lost responses before the one that arrives.
+    pub losses: Losses,
+}
+
+/// A case: the operations, `max_attempts` and the key seed.
 #[derive(Clone, Debug)]
 pub struct Operations {
-    /// One order per amount, in whole dollars (ids 1, 2, …).
-    pub dollars: Vec<i64>,
-    /// Lost responses first (`lost_first` of them), then `script`, one
-    /// entry per attempt (`true`: lost); then every response arrives.
-    pub lost_first: usize,
-    /// See `lost_first`.
-    pub script: Vec<bool>,
+    /// In order.
+    pub operations: Vec<Operation>,
     /// Most attempts per order.
     pub max_attempts: u32,
     /// Seed of the key source.
@@ -28,24 +57,42 @@ pub struct Operations {
 }
 
 impl Operations {
-    /// The fleet the job runs.
+    /// The orders the client charges, in order.
+    pub fn orders(&self) -> Vec<Order> {
+        let mut orders: Vec<Order> = Vec::with_capacity(self.operations.len());
+        for (i, op) in self.operations.iter().enumerate() {
+            let order = match orders.last() {
+                Some(previous) if op.repeat => *previous,
+                _ => Order {
+                    id: OrderId(op.id.unwrap_or(i as u64 + 1)),
+                    amount: op.amount,
+                },
+            };
+            orders.push(order);
+        }
+        orders
+    }
+
+    /// The network's script: per operation its lost responses, then one
+    /// delivered; after the script every response arrives.
+    pub fn script(&self) -> Vec<Delivery> {
+        let mut script = Vec::new();
+        for op in &self.operations {
+            let lost = match op.losses {
+                Losses::Few(n) => n,
+                Losses::Long(i) => i.index(self.max_attempts as usize + 2),
+            };
+            script.extend(std::iter::repeat_n(Delivery::Lost, lost));
+            script.push(Delivery::Delivered);
+        }
+        script
+    }
+
+    /// The fleet the job runs (its listed amounts are the orders', so that
+    /// it counts them; the job sends the orders themselves).
     pub fn fleet(&self) -> Fleet {
-        let script = std::iter::repeat_n(true, self.lost_first)
-            .chain(self.script.iter().copied())
-            .map(|lost| {
-                if lost {
-                    Delivery::Lost
-                } else {
-                    Delivery::Delivered
-                }
-            })
-            .collect();
-        let amounts = self
-            .dollars
-            .iter()
-            .map(|d| Money::from_dollars(*d))
-            .collect();
-        let mut fleet = Fleet::scripted(amounts, script, self.max_attempts);
+        let amounts = self.orders().iter().map(|o| o.amount).collect();
+        let mut fleet = Fleet::scripted(amounts, self.script(), self.max_attempts);
         fleet.key_seed = self.key_seed;
         fleet
     }
@@ -54,18 +101,18 @@ impl Operations {
 /// The client family.
 pub struct Client;
 
-/// What lesson 2's client with one key per operation does with `fleet`,
-/// against the recording server (call `n` answered with `ch_n`).
-pub fn model(fleet: &Fleet) -> Vec<OrderRun> {
+/// What lesson 2's client with one key per operation does with `orders`
+/// on `fleet`'s network and keys, against lesson 2's idempotent server:
+/// the `n`-th operation's key is the `n`-th distinct key, so its first
+/// attempt writes row `n` (`ch_n`) and every retry replays it.
+pub fn model(fleet: &Fleet, orders: &[Order]) -> Vec<OrderRun> {
     let mut keys = fleet.keys();
-    let mut n = 0u64;
-    fleet
-        .orders()
+    orders
         .iter()
         .zip(protocol::lesson::attempts(fleet))
-        .map(|(order, a)| {
+        .enumerate()
+        .map(|(i, (order, a))| {
             let key = keys.new_key();
-            n += u64::from(a.attempts);
             let call = Call {
                 key,
                 order_id: order.id,
@@ -75,7 +122,7 @@ pub fn model(fleet: &Fleet) -> Vec<OrderRun> {
                 outcome: ChargeOutcome {
                     attempts: a.attempts,
                     confirmed: a.delivered.then_some(ChargeResult {
-                        charge_id: ChargeId(n),
+                        charge_id: ChargeId::next_after(i),
                         amount: order.amount,
                         status: ChargeStatus::Captured,
                     }),
@@ -94,28 +141,35 @@ impl Family for Client {
     type Case = Operations;
 
     fn strategy(&self) -> impl Strategy<Value = Operations> {
+        let id = prop::option::of(super::order_id(4));
+        let losses = prop_oneof![
+            3 => (0usize..=3).prop_map(Losses::Few),
+            1 => any::<prop::sample::Index>().prop_map(Losses::Long),
+        ];
+        let operation = (prop::bool::weighted(0.15), id, super::amount(), losses).prop_map(
+            |(repeat, id, amount, losses)| Operation {
+                repeat,
+                id,
+                amount,
+                losses,
+            },
+        );
         (
-            prop::collection::vec(prop_oneof![Just(500i64), 1i64..=500], 1..=4),
-            prop_oneof![3 => 0usize..=3, 1 => 0usize..=110],
-            prop::collection::vec(prop::bool::weighted(0.5), 0..=12),
-            prop_oneof![3 => 1u32..=6, 1 => 1u32..=100],
+            prop::collection::vec(operation, 1..=6),
+            prop_oneof![3 => 1u32..=6, 1 => 1u32..=100, 1 => 1u32..=MAX_ATTEMPTS],
             any::<u64>(),
         )
-            .prop_map(
-                |(dollars, lost_first, script, max_attempts, key_seed)| Operations {
-                    dollars,
-                    lost_first,
-                    script,
-                    max_attempts,
-                    key_seed,
-                },
-            )
+            .prop_map(|(operations, max_attempts, key_seed)| Operations {
+                operations,
+                max_attempts,
+                key_seed,
+            })
     }
 
     fn job(&self, case: &Operations) -> Job {
         Job::Client {
             fleet: case.fleet(),
-            orders: None,
+            orders: Some(case.orders()),
         }
     }
 
@@ -127,7 +181,8 @@ impl Family for Client {
             };
         };
         let fleet = case.fleet();
-        let want = model(&fleet);
+        let orders = case.orders();
+        let want = model(&fleet, &orders);
         if got == want {
             return Outcome::Agrees;
         }
@@ -137,7 +192,6 @@ impl Family for Client {
             network(case)
         )];
         let parts = (0..want.len().max(got.len())).find(|&i| got.get(i) != want.get(i));
-        let orders = fleet.orders();
         let mut hint = String::new();
         for i in 0..parts.map_or(want.len(), |p| p + 1) {
             let (Some(w), Some(order)) = (want.get(i), orders.get(i)) else {
@@ -154,14 +208,14 @@ impl Family for Client {
                 i + 1,
                 order.id,
                 order.amount,
-                describe(w)
+                describe(w, order)
             ));
             lines.push(format!(
                 "   tu código: {}{mark}",
-                g.map_or_else(|| "no cobró esta orden".to_string(), describe)
+                g.map_or_else(|| "no cobró esta orden".to_string(), |g| describe(g, order))
             ));
             if Some(i) == parts {
-                hint = g.map_or_else(String::new, |g| hint_for(w, g, case.max_attempts));
+                hint = g.map_or_else(String::new, |g| hint_for(w, g, order, case.max_attempts));
             }
         }
         if hint.is_empty() {
@@ -173,8 +227,8 @@ impl Family for Client {
     fn describe(&self, case: &Operations) -> String {
         format!(
             "{} operación(es), {} resultado(s) de red, max_attempts={}",
-            case.dollars.len(),
-            case.lost_first + case.script.len(),
+            case.operations.len(),
+            case.script().len(),
             case.max_attempts
         )
     }
@@ -182,17 +236,21 @@ impl Family for Client {
 
 /// The network's script in words: `perdida ×3, entregada, …`.
 fn network(case: &Operations) -> String {
-    let mut runs: Vec<(bool, usize)> = Vec::new();
-    for lost in std::iter::repeat_n(true, case.lost_first).chain(case.script.iter().copied()) {
+    let mut runs: Vec<(Delivery, usize)> = Vec::new();
+    for d in case.script() {
         match runs.last_mut() {
-            Some((l, n)) if *l == lost => *n += 1,
-            _ => runs.push((lost, 1)),
+            Some((l, n)) if *l == d => *n += 1,
+            _ => runs.push((d, 1)),
         }
     }
     let mut parts: Vec<String> = runs
         .iter()
-        .map(|(lost, n)| {
-            let word = if *lost { "perdida" } else { "entregada" };
+        .map(|(d, n)| {
+            let word = if *d == Delivery::Lost {
+                "perdida"
+            } else {
+                "entregada"
+            };
             if *n == 1 {
                 word.to_string()
             } else {
@@ -204,8 +262,9 @@ fn network(case: &Operations) -> String {
     parts.join(", ")
 }
 
-/// One order's run in words.
-fn describe(run: &OrderRun) -> String {
+/// One order's run in words; the order and amount it sent when they are
+/// not `order`'s.
+fn describe(run: &OrderRun, order: &Order) -> String {
     let mut keys: Vec<String> = Vec::new();
     for c in run.calls() {
         let k = c.key.to_string();
@@ -217,8 +276,14 @@ fn describe(run: &OrderRun) -> String {
         || "sin confirmar".to_string(),
         |r| format!("confirmado {}", r.charge_id),
     );
+    let other = run
+        .calls()
+        .find(|c| (c.order_id, c.amount) != (order.id, order.amount))
+        .map_or(String::new(), |c| {
+            format!(" (envió {} por {})", c.order_id, c.amount)
+        });
     format!(
-        "{} intento(s) con key(s) [{}], {} key(s) creada(s), informó attempts={}, {confirmed}",
+        "{} intento(s) con key(s) [{}]{other}, {} key(s) creada(s), informó attempts={}, {confirmed}",
         run.call_count(),
         keys.join(", "),
         run.keys_issued.len(),
@@ -227,9 +292,21 @@ fn describe(run: &OrderRun) -> String {
 }
 
 /// The mistake behind one order's difference.
-fn hint_for(want: &OrderRun, got: &OrderRun, max: u32) -> String {
+fn hint_for(want: &OrderRun, got: &OrderRun, order: &Order, max: u32) -> String {
     let sent: Vec<_> = got.calls().map(|c| c.key).collect();
     let (got_n, want_n) = (got.call_count(), want.call_count());
+    if got_n == 0 {
+        return "no envió ningún intento para esta operación: cada operación se cobra, aunque el ledger ya tenga una fila de la misma orden por el mismo monto (dos órdenes idénticas son dos operaciones). orders no ve el ledger de payments; deduplicar por contenido es el error de la lección 2 (errores comunes): la key creada con keys.new_key() es la que distingue las operaciones.".to_string();
+    }
+    if let Some(c) = got
+        .calls()
+        .find(|c| (c.order_id, c.amount) != (order.id, order.amount))
+    {
+        return format!(
+            "envió {} por {} y la orden es {} por {}: cada intento lleva el order id y el monto de la orden tal cual (en centavos, sin redondear ni convertir).",
+            c.order_id, c.amount, order.id, order.amount
+        );
+    }
     if got_n != want_n {
         return if got_n > want_n && want.outcome.confirmed.is_some() {
             "la respuesta llegó y aun así reintentó: detente en la primera respuesta que llegue."
@@ -251,6 +328,11 @@ fn hint_for(want: &OrderRun, got: &OrderRun, max: u32) -> String {
         return "ChargeOutcome::attempts es cuántas veces enviaste el cobro, contando el primero."
             .to_string();
     }
+    if want.outcome.confirmed.is_none() && got.outcome.confirmed.is_some() {
+        return format!(
+            "se perdieron las {max} respuestas y tu cliente informó un cobro confirmado: sin respuesta, orders no sabe si el cobro ocurrió (esa información vive en el ledger de payments, que orders no ve); ríndete con confirmed: None."
+        );
+    }
     "confirmed es el resultado que llegó (Some del último intento) o None si se perdieron las max_attempts respuestas.".to_string()
 }
 
@@ -258,23 +340,68 @@ fn hint_for(want: &OrderRun, got: &OrderRun, max: u32) -> String {
 mod tests {
     use super::*;
 
+    fn operation(id: Option<u64>, dollars: i64, lost: usize) -> Operation {
+        Operation {
+            repeat: false,
+            id,
+            amount: Money::from_dollars(dollars),
+            losses: Losses::Few(lost),
+        }
+    }
+
     /// Two operations, the first with two lost responses: 3 + 1 calls, one
-    /// key each, confirmed with ch_3 and ch_4.
+    /// key each; lesson 2's idempotent server confirms them with ch_0001
+    /// (a replay of the first row) and ch_0002.
     #[test]
     fn the_model_is_lesson_twos_client() {
         let case = Operations {
-            dollars: vec![500, 300],
-            lost_first: 2,
-            script: Vec::new(),
+            operations: vec![operation(None, 500, 2), operation(Some(0), 300, 0)],
             max_attempts: 4,
             key_seed: 9,
         };
-        let runs = model(&case.fleet());
+        let orders = case.orders();
+        assert_eq!(orders[0].id, OrderId(1));
+        assert_eq!(orders[1].id, OrderId(0));
+        let runs = model(&case.fleet(), &orders);
         assert_eq!(runs[0].call_count(), 3);
-        assert_eq!(runs[0].outcome.confirmed.unwrap().charge_id, ChargeId(3));
+        assert_eq!(runs[0].outcome.confirmed.unwrap().charge_id, ChargeId(1));
         assert_eq!(runs[1].call_count(), 1);
-        assert_eq!(runs[1].outcome.confirmed.unwrap().charge_id, ChargeId(4));
+        assert_eq!(runs[1].outcome.confirmed.unwrap().charge_id, ChargeId(2));
         assert_ne!(runs[0].keys_issued, runs[1].keys_issued);
-        assert_eq!(network(&case), "perdida ×2, después todas entregadas");
+        assert_eq!(
+            network(&case),
+            "perdida ×2, entregada ×2, después todas entregadas"
+        );
+    }
+
+    /// A repeated operation is the previous order again, with a key of its
+    /// own; 300 lost responses with max_attempts=300 exhaust the first
+    /// operation (unconfirmed, its row ch_0001 written), and the delivery
+    /// meant for it answers the second (row ch_0002); the shortest long run
+    /// loses nothing.
+    #[test]
+    fn repeats_and_exhausted_runs() {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let mut tree = any::<prop::sample::Index>().new_tree(&mut runner).unwrap();
+        while tree.simplify() {}
+        let mut second = operation(Some(7), 1, 0);
+        second.repeat = true;
+        second.losses = Losses::Long(tree.current());
+        let case = Operations {
+            operations: vec![operation(Some(u64::MAX), 250, 300), second],
+            max_attempts: 300,
+            key_seed: 1,
+        };
+        let orders = case.orders();
+        assert_eq!(orders[0], orders[1]);
+        assert_eq!(orders[1].id, OrderId(u64::MAX));
+        assert_eq!(case.script().len(), 302);
+        let runs = model(&case.fleet(), &orders);
+        assert_eq!(runs[0].outcome.attempts, 300);
+        assert_eq!(runs[0].outcome.confirmed, None);
+        assert_eq!(runs[1].outcome.attempts, 1);
+        assert_eq!(runs[1].outcome.confirmed.unwrap().charge_id, ChargeId(2));
+        assert_ne!(runs[0].keys_issued, runs[1].keys_issued);
     }
 }

@@ -1,7 +1,11 @@
-//! Exercise 3 against the model: random orders and ledgers (rows of unknown
-//! orders, several full or partial rows per order, orders never charged,
-//! amounts near the money limits, empty inputs) reconciled by the
-//! implementation and by the oracle.
+//! Exercise 3 against the model: random orders and ledgers (orders with
+//! sparse, unordered ids, 0 and `u64::MAX` among them; rows of unknown
+//! orders below, between and above the known ids; several full or partial
+//! rows per order, orders never charged, amounts from one cent past the
+//! 32-bit and `f64` limits, empty inputs) reconciled by the implementation
+//! and by the oracle. The domain table is in [`super`].
+
+use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 use protocol::{Job, Observation};
@@ -11,11 +15,11 @@ use super::{Family, Outcome};
 use crate::checks::reconciliation::{differences, explain_case};
 use crate::oracle;
 
-/// An amount: small, to the cent, or near the limits of 32-bit sums.
+/// An amount: any of the model's ([`super::amount`]), or near the limits
+/// of 32-bit sums in dollars.
 fn amount() -> impl Strategy<Value = Money> {
     prop_oneof![
-        4 => (1i64..=500).prop_map(Money::from_dollars),
-        1 => (1i64..=99_999).prop_map(Money::from_cents),
+        5 => super::amount(),
         1 => (10_000_000i64..=20_000_000).prop_map(Money::from_dollars),
     ]
 }
@@ -31,51 +35,109 @@ pub enum Charge {
     Other(Money),
 }
 
+/// Where an unknown order's id falls among the known ids.
+#[derive(Clone, Copy, Debug)]
+pub enum Unknown {
+    /// Above the largest known id.
+    Above,
+    /// Below the smallest.
+    Below,
+    /// Between two known ids.
+    Between,
+    /// Id 0.
+    Zero,
+    /// Id `u64::MAX`.
+    Max,
+}
+
+/// Which order a row names.
+#[derive(Clone, Copy, Debug)]
+pub enum Target {
+    /// A known order (an index scaled to the number of orders, so it still
+    /// names one after shrinking removes others).
+    Known(prop::sample::Index),
+    /// An order that does not exist, placed relative to the known ids
+    /// (the index picks among the places that fit).
+    Unknown(Unknown, prop::sample::Index),
+}
+
 /// A case: the orders and the ledger's rows.
 #[derive(Clone, Debug)]
 pub struct Books {
-    /// Amounts of orders 1, 2, … (ids unique).
-    pub orders: Vec<Money>,
-    /// Per row: whether it charges an order that does not exist (id 90 or
-    /// 91, picked by the index), else which order (an index scaled to the number of
-    /// orders, so it still names one after shrinking removes others), and
-    /// how much.
-    pub rows: Vec<(bool, prop::sample::Index, Charge)>,
+    /// Per order its id (`None`: its position 1, 2, …, the simple case
+    /// shrinking goes back to) and amount. An id already taken by an
+    /// earlier order drops the order: ids are unique, as "unidos por order
+    /// id" needs.
+    pub orders: Vec<(Option<u64>, Money)>,
+    /// Per row: which order, and how much.
+    pub rows: Vec<(Target, Charge)>,
+}
+
+/// An unknown id at `place` among `known` (unique, sorted), never a known
+/// one: the nearest free id past the chosen spot.
+fn unknown_id(known: &BTreeSet<u64>, place: Unknown, index: prop::sample::Index) -> u64 {
+    let (min, max) = match (known.first(), known.last()) {
+        (Some(&a), Some(&b)) => (a, b),
+        // No orders: two unknown orders, 90 and 91.
+        _ => return 90 + index.index(2) as u64,
+    };
+    let gaps: Vec<u64> = known
+        .iter()
+        .zip(known.iter().skip(1))
+        .filter(|(a, b)| **b > **a + 1)
+        .map(|(a, _)| a + 1)
+        .collect();
+    let wanted = match place {
+        Unknown::Above => max.checked_add(1 + index.index(2) as u64),
+        Unknown::Below => min.checked_sub(1 + index.index(2) as u64),
+        Unknown::Between => (!gaps.is_empty()).then(|| gaps[index.index(gaps.len())]),
+        Unknown::Zero => Some(0),
+        Unknown::Max => Some(u64::MAX),
+    };
+    let mut id = wanted.unwrap_or(max.wrapping_add(1));
+    while known.contains(&id) {
+        id = id.wrapping_add(1);
+    }
+    id
 }
 
 impl Books {
-    /// The orders.
+    /// The orders, ids unique.
     pub fn orders(&self) -> Vec<Order> {
+        let mut seen = BTreeSet::new();
         self.orders
             .iter()
             .enumerate()
-            .map(|(i, &amount)| Order {
-                id: OrderId(i as u64 + 1),
+            .map(|(i, &(id, amount))| Order {
+                id: OrderId(id.unwrap_or(i as u64 + 1)),
                 amount,
             })
+            .filter(|o| seen.insert(o.id))
             .collect()
     }
 
     /// The ledger.
     pub fn ledger(&self) -> Vec<LedgerEntry> {
+        let orders = self.orders();
+        let known: BTreeSet<u64> = orders.iter().map(|o| o.id.0).collect();
         self.rows
             .iter()
             .enumerate()
-            .map(|(n, (unknown, index, charge))| {
-                let target =
-                    (!unknown && !self.orders.is_empty()).then(|| index.index(self.orders.len()));
-                let own = target.and_then(|t| self.orders.get(t).copied());
+            .map(|(n, (target, charge))| {
+                let own = match target {
+                    Target::Known(i) if !orders.is_empty() => Some(orders[i.index(orders.len())]),
+                    _ => None,
+                };
                 let amount = match (*charge, own) {
-                    (Charge::Full, Some(a)) => a,
-                    (Charge::Half, Some(a)) => Money::from_cents((a.cents() / 2).max(1)),
+                    (Charge::Full, Some(o)) => o.amount,
+                    (Charge::Half, Some(o)) => Money::from_cents((o.amount.cents() / 2).max(1)),
                     (Charge::Other(m), _) => m,
                     (_, None) => Money::from_dollars(70),
                 };
-                // Unknown orders are 90 or 91: several rows of one unknown
-                // order, and rows of two.
-                let order_id = match target {
-                    Some(t) => OrderId(t as u64 + 1),
-                    None => OrderId(90 + index.index(2) as u64),
+                let order_id = match (own, target) {
+                    (Some(o), _) => o.id,
+                    (None, Target::Unknown(place, i)) => OrderId(unknown_id(&known, *place, *i)),
+                    (None, Target::Known(i)) => OrderId(unknown_id(&known, Unknown::Above, *i)),
                 };
                 LedgerEntry {
                     key: IdempotencyKey(0x7000 + n as u64),
@@ -100,16 +162,21 @@ impl Family for Reconcile {
             1 => Just(Charge::Half),
             1 => amount().prop_map(Charge::Other),
         ];
+        let id = prop::option::of(super::order_id(8));
+        let place = prop_oneof![
+            Just(Unknown::Above),
+            Just(Unknown::Below),
+            Just(Unknown::Between),
+            Just(Unknown::Zero),
+            Just(Unknown::Max),
+        ];
+        let target = prop_oneof![
+            17 => any::<prop::sample::Index>().prop_map(Target::Known),
+            3 => (place, any::<prop::sample::Index>()).prop_map(|(p, i)| Target::Unknown(p, i)),
+        ];
         (
-            prop::collection::vec(amount(), 0..=5),
-            prop::collection::vec(
-                (
-                    prop::bool::weighted(0.15),
-                    any::<prop::sample::Index>(),
-                    charge,
-                ),
-                0..=10,
-            ),
+            prop::collection::vec((id, amount()), 0..=5),
+            prop::collection::vec((target, charge), 0..=10),
         )
             .prop_map(|(orders, rows)| Books { orders, rows })
     }
@@ -179,7 +246,7 @@ impl Family for Reconcile {
     fn describe(&self, case: &Books) -> String {
         format!(
             "{} orden(es) y {} fila(s) de ledger",
-            case.orders.len(),
+            case.orders().len(),
             case.rows.len()
         )
     }
@@ -201,11 +268,14 @@ mod tests {
     #[test]
     fn the_model_reconciles_by_order() {
         let books = Books {
-            orders: vec![Money::from_dollars(500), Money::from_dollars(500)],
+            orders: vec![
+                (None, Money::from_dollars(500)),
+                (None, Money::from_dollars(500)),
+            ],
             rows: vec![
-                (false, index(0), Charge::Full),
-                (false, index(0), Charge::Full),
-                (true, index(0), Charge::Full),
+                (Target::Known(index(0)), Charge::Full),
+                (Target::Known(index(0)), Charge::Full),
+                (Target::Unknown(Unknown::Above, index(0)), Charge::Full),
             ],
         };
         let r = oracle::reconcile(&books.orders(), &books.ledger());
@@ -217,5 +287,32 @@ mod tests {
         assert_eq!(r.overcharge, Money::from_dollars(500));
         assert_eq!(r.undercharge, Money::from_dollars(500));
         assert_eq!(r.overcharge_pct.to_string(), "50.0%");
+    }
+
+    /// Unknown ids land where asked and never on a known id; a repeated id
+    /// drops the later order.
+    #[test]
+    fn unknown_ids_fall_below_between_and_above() {
+        let known: BTreeSet<u64> = [5, 9, 10].into_iter().collect();
+        let at = |p| unknown_id(&known, p, index(0));
+        assert_eq!(at(Unknown::Below), 4);
+        assert_eq!(at(Unknown::Between), 6);
+        assert_eq!(at(Unknown::Above), 11);
+        assert_eq!(at(Unknown::Zero), 0);
+        assert_eq!(at(Unknown::Max), u64::MAX);
+        let edge: BTreeSet<u64> = [0, 1, u64::MAX].into_iter().collect();
+        assert_eq!(unknown_id(&edge, Unknown::Below, index(0)), 2);
+        assert_eq!(unknown_id(&edge, Unknown::Zero, index(0)), 2);
+        assert_eq!(unknown_id(&edge, Unknown::Above, index(0)), 2);
+        let books = Books {
+            orders: vec![
+                (Some(7), Money::from_cents(1)),
+                (Some(7), Money::from_cents(2)),
+                (None, Money::from_cents(3)),
+            ],
+            rows: Vec::new(),
+        };
+        let ids: Vec<u64> = books.orders().iter().map(|o| o.id.0).collect();
+        assert_eq!(ids, [7, 3]);
     }
 }

@@ -2,6 +2,10 @@
 //! both modes (new keys, keys replayed right away or after many other keys,
 //! interleaved, another order or amount under the same key, long histories),
 //! through the implementation's server and lesson 2's `PaymentsServer`.
+//! Keys span the whole 64 bits, with pairs that share their high half, their
+//! low half or their folded 32 bits, and 0 and `u64::MAX`; order ids and
+//! amounts span their types; one fixed history passes 65,536 rows and
+//! 100,000 keys. The domain table is in [`super`].
 
 use std::collections::BTreeMap;
 
@@ -15,13 +19,16 @@ use crate::checks::server::{describe_result, diagnose, play};
 use crate::runner::Played;
 use crate::spy::SpyServer;
 
-/// A history: the mode, then the calls.
+/// A history: the mode, the keys it may use, then the calls.
 #[derive(Clone, Debug)]
 pub struct History {
     /// With (`true`) or without idempotency.
     pub idempotent: bool,
-    /// `(key index, order id, dollars)` per call; keys come from [`key`].
-    pub calls: Vec<(usize, u64, i64)>,
+    /// The keys the calls pick from (a fixed number per kind of history, so
+    /// shrinking a key's value never leaves a call without one).
+    pub keys: Vec<IdempotencyKey>,
+    /// `(index into keys, order id, amount)` per call.
+    pub calls: Vec<(usize, u64, Money)>,
 }
 
 impl History {
@@ -29,29 +36,42 @@ impl History {
     pub fn calls(&self) -> Vec<Call> {
         self.calls
             .iter()
-            .map(|&(k, order, dollars)| Call {
-                key: key(k),
+            .map(|&(k, order, amount)| Call {
+                key: self.keys[k],
                 order_id: OrderId(order),
-                amount: Money::from_dollars(dollars),
+                amount,
             })
             .collect()
     }
 }
 
-/// Key number `i` of a history. Every fourth key shares its low 32 bits
-/// with the others of its kind, so a store that keeps only part of a key
-/// confuses them; the rest count up like the kit's own keys.
-pub fn key(i: usize) -> IdempotencyKey {
-    let i = i as u64;
-    if i % 4 == 3 {
-        IdempotencyKey(((i / 4 + 1) << 32) | 0x5)
-    } else {
-        IdempotencyKey(0x9001_0000_0000_0000 | (i + 1))
-    }
+/// A key as two 32-bit halves, each often one of a few small values or the
+/// maximum: pairs that share their high half, their low half, or their
+/// halves' XOR (`hi ^ lo`, a common fold to 32 bits) are frequent, and 0
+/// and `u64::MAX` appear; the rest are random over the whole 64 bits.
+fn key() -> impl Strategy<Value = IdempotencyKey> {
+    const MAX: i64 = u32::MAX as i64;
+    const HALF: [(u32, i64, i64, i64); 3] = [(3, 0, 3, 1), (1, MAX, MAX, 1), (3, 0, MAX, 1)];
+    (super::banded(&HALF), super::banded(&HALF))
+        .prop_map(|(hi, lo)| IdempotencyKey((hi as u64) << 32 | lo as u64))
 }
 
-/// Distinct keys in the large fixed history.
-const LARGE_KEYS: usize = 5_000;
+/// Keys a short history picks from.
+const SHORT_KEYS: usize = 6;
+/// Keys a long history picks from.
+const LONG_KEYS: usize = 400;
+/// Distinct keys in the large fixed history: past any `u16` counter
+/// (65,536) and any cache of a round size below 100,000.
+pub const LARGE_KEYS: usize = 100_000;
+
+/// Key number `i` of the large history: its low half counts up (as the
+/// kit's key source does), its high half is scrambled, so that no two share
+/// a half by construction.
+fn large_key(i: usize) -> IdempotencyKey {
+    let i = i as u64;
+    let high = (i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32;
+    IdempotencyKey(high << 32 | (i + 1))
+}
 
 /// The server family.
 pub struct Server;
@@ -60,14 +80,27 @@ impl Family for Server {
     type Case = History;
 
     fn strategy(&self) -> impl Strategy<Value = History> {
-        let dollars = (1i64..=5).prop_map(|d| d * 100);
+        let call = |keys: usize| (0..keys, super::order_id(3), super::amount());
         // Short histories over a few keys: replays right away and
         // interleaved, other orders and amounts under one key.
-        let short = prop::collection::vec((0usize..6, 1u64..=3, dollars.clone()), 1..=24);
+        // The calls come first: shrinking removes calls before it simplifies
+        // key values.
+        let short = (
+            prop::collection::vec(call(SHORT_KEYS), 1..=24),
+            prop::collection::vec(key(), SHORT_KEYS),
+        );
         // Long ones over many keys: replays long after the first call.
-        let long = prop::collection::vec((0usize..400, 1u64..=40, dollars), 300..=1500);
-        (any::<bool>(), prop_oneof![9 => short, 1 => long])
-            .prop_map(|(idempotent, calls)| History { idempotent, calls })
+        let long = (
+            prop::collection::vec(call(LONG_KEYS), 300..=1500),
+            prop::collection::vec(key(), LONG_KEYS),
+        );
+        (any::<bool>(), prop_oneof![9 => short, 1 => long]).prop_map(
+            |(idempotent, (calls, keys))| History {
+                idempotent,
+                keys,
+                calls,
+            },
+        )
     }
 
     fn job(&self, case: &History) -> Job {
@@ -99,18 +132,35 @@ impl Family for Server {
         }
     }
 
-    /// A store that forgets after some thousands of keys: 5,000 new keys,
-    /// then replays of the first, the second, one in the middle and the
-    /// last.
+    /// 100,000 new keys (rows past `ch_9999` and past 65,536, a `u16`
+    /// counter's end), then replays of keys at the edges of round cache
+    /// sizes (the first, 4,096, 65,536, the middle, the last), a new key,
+    /// and the first key again. Amounts in cents.
     fn large(&self) -> Vec<History> {
-        let mut calls: Vec<(usize, u64, i64)> = (0..LARGE_KEYS)
-            .map(|k| (k, k as u64 % 40 + 1, 100))
+        let keys: Vec<IdempotencyKey> = (0..LARGE_KEYS).map(large_key).collect();
+        let amount = |k: usize| Money::from_cents(1 + (k as i64 * 7_919) % 50_000);
+        let order = |k: usize| (k as u64).wrapping_mul(31) % 1_000 + 1;
+        let mut calls: Vec<(usize, u64, Money)> = (0..LARGE_KEYS - 1)
+            .map(|k| (k, order(k), amount(k)))
             .collect();
-        for k in [0, 1, LARGE_KEYS / 2, LARGE_KEYS - 1] {
-            calls.push((k, k as u64 % 40 + 1, 100));
+        for k in [
+            0,
+            1,
+            4_095,
+            4_096,
+            65_535,
+            65_536,
+            LARGE_KEYS / 2,
+            LARGE_KEYS - 2,
+        ] {
+            calls.push((k, order(k), amount(k)));
         }
+        let last = LARGE_KEYS - 1;
+        calls.push((last, order(last), amount(last)));
+        calls.push((0, order(0), amount(0)));
         vec![History {
             idempotent: true,
+            keys,
             calls,
         }]
     }
@@ -175,11 +225,27 @@ fn trace(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Vec<S
 mod tests {
     use super::*;
 
+    /// The large history's keys are distinct and share no half.
     #[test]
-    fn keys_of_the_fourth_kind_share_their_low_bits() {
-        assert_eq!(key(3).0 as u32, key(7).0 as u32);
-        assert_ne!(key(3), key(7));
-        assert_eq!(key(0), IdempotencyKey(0x9001_0000_0000_0001));
+    fn large_keys_are_distinct_in_both_halves() {
+        let keys: Vec<u64> = (0..LARGE_KEYS).map(|i| large_key(i).0).collect();
+        let distinct = |f: fn(u64) -> u64| {
+            let mut v: Vec<u64> = keys.iter().map(|&k| f(k)).collect();
+            v.sort_unstable();
+            v.dedup();
+            v.len()
+        };
+        assert_eq!(distinct(|k| k), LARGE_KEYS);
+        assert_eq!(distinct(|k| k & 0xffff_ffff), LARGE_KEYS);
+        assert_eq!(distinct(|k| k >> 32), LARGE_KEYS);
+        let history = &Server.large()[0];
+        assert!(history.calls.len() > 65_536 + 8);
+        let want = play(&mut SpyServer::new(true), &history.calls());
+        assert_eq!(want.ledger.len(), LARGE_KEYS);
+        assert_eq!(
+            want.answers.last().unwrap().result.charge_id.to_string(),
+            "ch_0001"
+        );
     }
 
     /// The trace of a replay that charged again: the step table, keys
@@ -188,7 +254,8 @@ mod tests {
     fn a_trace_marks_where_they_part() {
         let calls = History {
             idempotent: true,
-            calls: vec![(0, 1, 500), (0, 1, 500)],
+            keys: vec![IdempotencyKey(0x9001_0000_0000_0001)],
+            calls: vec![(0, 1, Money::from_dollars(500)); 2],
         }
         .calls();
         let want = play(&mut SpyServer::new(true), &calls);
