@@ -86,11 +86,11 @@ pub struct Cli {
     /// Agrega N variantes ocultas (flotas generadas) por ejercicio, de 1 a
     /// 50; la semilla sale de --semilla o de la variable KIT_SEMILLA_SECRETA
     /// (alias: --variants).
-    #[arg(long = "variantes", alias = "variants", value_name = "N", value_parser = crate::variants::parse_count)]
+    #[arg(long = "variantes", alias = "variants", value_name = "N", value_parser = crate::variants::parse_count, global = true)]
     pub variants: Option<u32>,
 
     /// Semilla de las variantes ocultas, un entero (alias: --seed).
-    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = crate::variants::parse_seed)]
+    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = crate::variants::parse_seed, global = true)]
     pub seed: Option<u64>,
 
     /// Lee la semilla de las variantes ocultas del archivo RUTA (un entero) y
@@ -101,7 +101,8 @@ pub struct Cli {
         alias = "seed-file",
         value_name = "RUTA",
         conflicts_with = "seed",
-        requires = "variants"
+        requires = "variants",
+        global = true
     )]
     pub seed_file: Option<PathBuf>,
 
@@ -157,6 +158,21 @@ pub enum Command {
     /// dos mundos, junto al sobrecobro esperado p + p² + … + p^(m−1);
     /// --svg ARCHIVO dibuja el gráfico.
     Barrido(BarridoArgs),
+    /// Califica un curso entero: cada entrega de ENTREGAS (una carpeta o zip
+    /// por estudiante, la exportación de Gradescope o los clones de
+    /// `gh teacher download`) desde la plantilla del estudiante; escribe el
+    /// libro de notas y lo que la clase no entendió (alias: class).
+    #[command(alias = "class")]
+    Curso(Box<crate::commands::curso::CursoArgs>),
+    /// Pone los archivos de ejercicio de ENTREGA sobre el kit KIT (lo usa
+    /// autograder/gradescope/run_autograder); estado 3 si no trae ninguno.
+    #[command(hide = true, alias = "overlay")]
+    Superponer {
+        /// La entrega (una carpeta).
+        entrega: PathBuf,
+        /// El kit sobre el que se pone.
+        kit: PathBuf,
+    },
 }
 
 /// Parses the command line; a usage error is printed as one Spanish line.

@@ -127,13 +127,30 @@ impl Setup {
         })
     }
 
+    /// The checks this setup grades, in report order.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
     /// Builds the harness, runs every check and scores the verdicts. Code
     /// that does not compile is an ordinary run (every check
     /// [`crate::verdict::Verdict::NotCompiled`]).
     pub fn grade(&self, cli: &Cli) -> Run {
         let started = Instant::now();
+        self.grade_built(cli, harness(cli, self.which), started)
+    }
+
+    /// As [`Setup::grade`], with the harness already built (`curso` builds
+    /// one per submission, in the submission's copy of the kit); `started`
+    /// is when the run began.
+    pub fn grade_built(
+        &self,
+        cli: &Cli,
+        built: Result<HarnessProcess, crate::runner::diagnostics::Cause>,
+        started: Instant,
+    ) -> Run {
         let name = self.which.crate_name();
-        let (graded, harness) = match harness(cli, self.which) {
+        let (graded, harness) = match built {
             Ok(h) => {
                 let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
                 (grading::grade(&self.catalog, &h, name, workers), Some(h))

@@ -5,6 +5,7 @@
 
 pub mod barrido;
 pub mod comparar;
+pub mod curso;
 pub mod escenario;
 pub mod grade;
 pub mod vigilar;
@@ -58,7 +59,20 @@ pub fn chosen(cli: &Cli) -> Result<Implementation, String> {
 /// # Errors
 /// Why the harness could not be built (the compiler's first errors).
 pub fn harness(cli: &Cli, which: Implementation) -> Result<HarnessProcess, Cause> {
-    let built = build::harness(&paths::repo_root(), which)?;
+    harness_at(cli, &paths::repo_root(), which)
+}
+
+/// As [`harness`], for the copy of the kit at `root` (`curso` builds one
+/// copy per submission).
+///
+/// # Errors
+/// As [`harness`].
+pub fn harness_at(
+    cli: &Cli,
+    root: &std::path::Path,
+    which: Implementation,
+) -> Result<HarnessProcess, Cause> {
+    let built = build::harness(root, which)?;
     // A private copy, taken right after the build: another copy of the kit
     // built into the same target folder (several submissions graded with one
     // CARGO_TARGET_DIR) cannot swap the binary under this run.

@@ -114,3 +114,19 @@ pub fn render(sheet: &Sheet) -> String {
     json.push('\n');
     json
 }
+
+/// A `results.json` without tests for a submission that could not be
+/// graded (`sin-archivos`, `rechazada`): score 0 and `message` as the
+/// top-level `output`, as `run_autograder` writes it.
+pub fn unscored(message: &str) -> String {
+    let value = serde_json::json!({
+        "score": 0,
+        "execution_time": 0,
+        "output": message,
+        "output_format": "text",
+        "tests": [],
+    });
+    let mut json = serde_json::to_string_pretty(&value).unwrap_or_default();
+    json.push('\n');
+    json
+}
