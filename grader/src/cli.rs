@@ -54,7 +54,8 @@ pub struct Cli {
     )]
     pub fixtures: Vec<PathBuf>,
 
-    /// Formato del informe: text (el de siempre), gradescope (results.json)
+    /// Formato del informe: text (el de siempre), gradescope (results.json),
+    /// classroom50 (result.json y release-body.md de Classroom 50)
     /// o junit (XML, con `--features junit`); por omisión text (alias:
     /// --formato).
     #[arg(
@@ -90,7 +91,7 @@ pub struct Cli {
     pub variants: Option<u32>,
 
     /// Semilla de las variantes ocultas, un entero (alias: --seed).
-    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = crate::variants::parse_seed, global = true)]
+    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = crate::variants::parse_seed)]
     pub seed: Option<u64>,
 
     /// Lee la semilla de las variantes ocultas del archivo RUTA (un entero) y
@@ -100,8 +101,6 @@ pub struct Cli {
         long = "archivo-semilla",
         alias = "seed-file",
         value_name = "RUTA",
-        conflicts_with = "seed",
-        requires = "variants",
         global = true
     )]
     pub seed_file: Option<PathBuf>,
@@ -190,6 +189,19 @@ pub fn parse() -> Result<Cli, ExitCode> {
         return Err(without_secret_env(&cli));
     }
     if let Some(path) = &cli.seed_file {
+        // (Checked here, not by clap: the option is global, for `curso`.)
+        if cli.seed.is_some() {
+            eprintln!(
+                "grader: --archivo-semilla no se puede usar junto con --semilla: la semilla sale de uno de los dos"
+            );
+            return Err(ExitCode::from(2));
+        }
+        if cli.variants.is_none() {
+            eprintln!(
+                "grader: --archivo-semilla necesita --variantes N (cuántas variantes ocultas por ejercicio, de 1 a 50)"
+            );
+            return Err(ExitCode::from(2));
+        }
         match flags::take_seed_file(path) {
             Ok(seed) => cli.seed_from_file = Some(seed),
             Err(message) => {

@@ -133,7 +133,7 @@ fn usage_errors_are_spanish_one_liners_with_status_2() {
         ),
         (
             vec!["--format", "pdf"],
-            "grader: valor inválido para --format <FORMATO>: «pdf»; se permiten: text, gradescope, junit",
+            "grader: valor inválido para --format <FORMATO>: «pdf»; se permiten: text, gradescope, junit, classroom50",
         ),
         (
             vec!["escenario", "/no/such/flota.toml"],

@@ -168,7 +168,7 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
         ),
         (
             &["--format", "xml"][..],
-            "grader: valor inválido para --format <FORMATO>: «xml»; se permiten: text, gradescope, junit. Usa --help para ver las opciones.",
+            "grader: valor inválido para --format <FORMATO>: «xml»; se permiten: text, gradescope, junit, classroom50. Usa --help para ver las opciones.",
         ),
         (
             &["--formato", "junit"][..],

@@ -27,6 +27,13 @@ use crate::{grading, output, paths, submission};
 /// (also when the code does not compile), 2 for bad fixtures, rubric,
 /// variants or an `exercises` crate that depends on `solutions`.
 pub fn run(cli: &Cli) -> ExitCode {
+    // Classroom 50's identity comes from its runner's environment: checked
+    // before anything compiles.
+    if cli.format == report::Format::Classroom50
+        && let Err(message) = report::classroom50::Identity::from_env()
+    {
+        return usage_failure(&message);
+    }
     let graded = match grade(cli) {
         Ok(g) => g,
         Err(refusal) => return refusal.exit(),
@@ -44,6 +51,20 @@ pub fn run(cli: &Cli) -> ExitCode {
                     output::io_error(&e)
                 ));
             }
+        }
+    }
+    if cli.format == report::Format::Classroom50 {
+        let dir = cli.output.as_ref().and_then(|p| p.parent()).map_or_else(
+            || std::path::PathBuf::from("."),
+            std::path::Path::to_path_buf,
+        );
+        let body = dir.join("release-body.md");
+        if let Err(e) = std::fs::write(&body, report::classroom50::release_body(&graded.sheet)) {
+            return usage_failure(&format!(
+                "{}: no se pudo escribir el informe en Markdown: {}",
+                body.display(),
+                output::io_error(&e)
+            ));
         }
     }
     if graded.all_passed {
@@ -116,6 +137,7 @@ impl Setup {
             .map_err(Refusal)?;
         let rubric =
             Rubric::from_option(cli.rubric.as_ref()).map_err(|e| Refusal(e.to_string()))?;
+        check_rubric_ids(&rubric, &catalog.scenarios, &plan)?;
         // As root, no sandbox is a refusal of the judge's, before anything
         // compiles (not a report that blames the student's code).
         Sandbox::detect().map_err(Refusal)?;
@@ -165,6 +187,52 @@ impl Setup {
             harness,
         }
     }
+}
+
+/// Refuses a rubric that lists an id no check has (a misspelt id would
+/// silently reweight the total), and warns on stderr when the points of the
+/// checks that are not hidden variants do not add up to 100.
+///
+/// # Errors
+/// One line naming the rubric's file and the first unknown id.
+fn check_rubric_ids(
+    rubric: &Rubric,
+    scenarios: &[crate::fixture::Scenario],
+    plan: &Plan,
+) -> Result<(), Refusal> {
+    let mut all = Catalog::new(scenarios.to_vec(), &[]);
+    let visible: Vec<String> = all
+        .checks
+        .iter()
+        .filter(|c| {
+            let name = c.id.split_once('/').map_or("", |(_, n)| n);
+            plan.find(crate::checks::variant_name(name)).is_none()
+        })
+        .map(|c| c.id.clone())
+        .collect();
+    all.add_model_variants(&plan.variants);
+    if let Some(id) = rubric.listed.keys().find(|id| all.find(id).is_none()) {
+        return Err(Refusal(format!(
+            "rúbrica {}: la verificación «{id}» no existe: ningún id del informe se escribe así (p. ej. cobro/replay-devuelve-lo-guardado, cliente/flota-1000); corrígelo o quítalo",
+            rubric.source
+        )));
+    }
+    let total: crate::rubric::Points = visible
+        .iter()
+        .map(|id| {
+            rubric
+                .listed
+                .get(id)
+                .map_or(rubric.unlisted.points, |e| e.points)
+        })
+        .sum();
+    if total != crate::rubric::Points::whole(100) {
+        eprintln!(
+            "grader: aviso: la rúbrica {} da {total} puntos a las verificaciones (sin las variantes ocultas), no 100",
+            rubric.source
+        );
+    }
+    Ok(())
 }
 
 /// The exercises of `--ejercicio` (all when none), each once, in the order
