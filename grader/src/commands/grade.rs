@@ -159,24 +159,23 @@ impl Setup {
     /// [`crate::verdict::Verdict::NotCompiled`]).
     pub fn grade(&self, cli: &Cli) -> Run {
         let started = Instant::now();
-        self.grade_built(cli, harness(cli, self.which), started)
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+        self.grade_built(cli, harness(cli, self.which), started, workers)
     }
 
     /// As [`Setup::grade`], with the harness already built (`curso` builds
     /// one per submission, in the submission's copy of the kit); `started`
-    /// is when the run began.
+    /// is when the run began; `workers` checks run at a time.
     pub fn grade_built(
         &self,
         cli: &Cli,
         built: Result<HarnessProcess, crate::runner::diagnostics::Cause>,
         started: Instant,
+        workers: usize,
     ) -> Run {
         let name = self.which.crate_name();
         let (graded, harness) = match built {
-            Ok(h) => {
-                let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-                (grading::grade(&self.catalog, &h, name, workers), Some(h))
-            }
+            Ok(h) => (grading::grade(&self.catalog, &h, name, workers), Some(h)),
             Err(cause) => (grading::not_compiled(&self.catalog, name, &cause), None),
         };
         let mut sheet = Sheet::new(&graded, &self.rubric, &self.plan, &repro_args(cli));

@@ -102,13 +102,13 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
     unsafe { std::env::set_var("CARGO_TARGET_DIR", &target) };
 
     let blank = setup
-        .grade_built(cli, Err(Cause::Other(String::new())), Instant::now())
+        .grade_built(cli, Err(Cause::Other(String::new())), Instant::now(), 1)
         .sheet;
     let config = config_hash(cli, &blank);
-    let jobs = usize::from(args.trabajos.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(2, |n| u16::try_from(n.get()).unwrap_or(2))
-    }))
-    .min(submissions.len().max(1));
+    let jobs = args
+        .trabajos
+        .map_or_else(cores, usize::from)
+        .min(submissions.len().max(1));
     let started = Instant::now();
     let ctx = Context {
         cli,
@@ -118,6 +118,7 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
         template: &template,
         salida: &args.salida,
         build_turn: Mutex::new(()),
+        check_workers: (cores() / jobs).max(1),
     };
     let progress = Progress::bar(submissions.len() as u64, "Calificando el curso");
     let next = AtomicUsize::new(0);
@@ -206,6 +207,8 @@ struct Context<'a> {
     /// Held from writing a submission's files into its copy until the
     /// private copy of its built harness is taken.
     build_turn: Mutex<()>,
+    /// Checks of one submission run at a time: the cores over the jobs.
+    check_workers: usize,
 }
 
 impl Context<'_> {
@@ -337,7 +340,12 @@ impl Context<'_> {
         {
             return ungraded(Status::DiscoLleno, "el disco se llenó al compilar", "");
         }
-        let run = self.setup.grade_built(self.cli, built, started);
+        // About one harness process per core over the whole class: the
+        // checks' time limits are wall-clock, and an overloaded machine
+        // could stop a correct submission that alone would pass.
+        let run = self
+            .setup
+            .grade_built(self.cli, built, started, self.check_workers);
         let mut sheet = run.sheet;
         // Same inputs, same bytes.
         sheet.elapsed_secs = 0;
@@ -347,6 +355,10 @@ impl Context<'_> {
         let record = Record::graded(&sub.name, &hash, &sheet, &sub.submitters);
         (record, false, Some((json, text)))
     }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
 }
 
 fn status_word(s: Status) -> &'static str {
