@@ -640,6 +640,20 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     );
     assert!(out.contains("--> exercises/src/client.rs:"), "{out}");
 
+    // No exercise file (a file named `client (1).rs`): not graded as the
+    // stubs; the results say sin-archivos and name the file.
+    let nothing = subs.join("sin-archivos");
+    std::fs::create_dir_all(&nothing).unwrap();
+    std::fs::write(nothing.join("client (1).rs"), "// mi cliente\n").unwrap();
+    let g = grade("no exercise file", &zip, &a, &[&nothing]);
+    let out = g.results["output"].as_str().unwrap();
+    assert!(
+        out.starts_with("sin-archivos: la entrega no trae ningún archivo de ejercicio"),
+        "{out}"
+    );
+    assert!(out.contains("client (1).rs"), "{out}");
+    assert_eq!(g.results["score"], 0);
+
     // An endless loop in one check: that check times out, the rest pass.
     let g = grade("endless loop", &zip, &a, &[&looping]);
     assert_eq!(g.failed(), ["reconciliacion/flota-2500"], "{}", g.results);

@@ -256,6 +256,46 @@ mod tests {
     }
 
     #[test]
+    fn the_three_layouts_are_found_with_their_submitters() {
+        let d = tempfile::tempdir().unwrap();
+        let gs = d.path().join("gradescope");
+        std::fs::create_dir_all(gs.join("submission_7/exercises/src")).unwrap();
+        std::fs::create_dir_all(gs.join("submission_9")).unwrap();
+        std::fs::write(
+            gs.join(GRADESCOPE_METADATA),
+            "submission_7:\n  :submitters:\n  - :name: Ana\n    :sid: '1'\n    :email: a@x.edu\nsubmission_9:\n  :submitters:\n  - :name: Luis\n    :sid: '2'\n    :email: l@x.edu\n",
+        )
+        .unwrap();
+        let subs = discover(&gs).unwrap();
+        assert_eq!(
+            subs.iter()
+                .map(|s| (s.name.as_str(), s.submitters[0].name.as_str()))
+                .collect::<Vec<_>>(),
+            [("submission_7", "Ana"), ("submission_9", "Luis")]
+        );
+        let c50 = d.path().join("classroom50");
+        std::fs::create_dir_all(c50.join("tarea-ana/exercises/src")).unwrap();
+        std::fs::write(
+            c50.join("tarea-ana/result.json"),
+            r#"{"owner": "ana-gh", "score": 3}"#,
+        )
+        .unwrap();
+        std::fs::write(c50.join("scores.csv"), "x\n").unwrap();
+        std::fs::write(c50.join("otra.zip"), "no es un zip").unwrap();
+        let subs = discover(&c50).unwrap();
+        assert_eq!(subs.len(), 2);
+        assert_eq!((subs[0].name.as_str(), subs[0].zip), ("otra", true));
+        assert_eq!(subs[1].submitters[0].name, "ana-gh");
+        let empty = d.path().join("vacia");
+        std::fs::create_dir_all(&empty).unwrap();
+        assert!(
+            discover(&empty)
+                .unwrap_err()
+                .contains("no hay ninguna entrega")
+        );
+    }
+
+    #[test]
     fn shares_cover_the_class_once() {
         let subs: Vec<Submission> = (0..10)
             .map(|k| Submission {
