@@ -300,3 +300,60 @@ visibilidad = "hidden"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_rubric_id_that_matches_no_check_is_refused_and_a_total_other_than_100_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rubrica.toml"),
+    )
+    .unwrap();
+    let id = "\"cobro/replay-devuelve-lo-guardado\"";
+    assert!(kit.contains(id));
+    let misspelt = dir.path().join("mal.toml");
+    std::fs::write(
+        &misspelt,
+        kit.replace(id, "\"cobro/replay-devuelve-lo-guardad\""),
+    )
+    .unwrap();
+    let o = grader(&["--rubrica", misspelt.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "grader: rúbrica {}: la verificación «cobro/replay-devuelve-lo-guardad» no existe: ningún id del informe se escribe así (p. ej. cobro/replay-devuelve-lo-guardado, cliente/flota-1000); corrígelo o quítalo",
+            misspelt.display()
+        )
+    );
+    assert!(o.stdout.is_empty());
+
+    // One more point on one check: graded, and said.
+    let entry = "\"cobro/replay-devuelve-lo-guardado\" = { puntos = ";
+    let at = kit.find(entry).unwrap() + entry.len();
+    let points: u32 = kit[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let more = dir.path().join("101.toml");
+    std::fs::write(
+        &more,
+        kit.replacen(
+            &format!("{entry}{points}"),
+            &format!("{entry}{}", points + 1),
+            1,
+        ),
+    )
+    .unwrap();
+    let o = grader(&["--rubrica", more.to_str().unwrap(), "--ejercicio", "cobro"]);
+    assert!(
+        stderr(&o).contains(&format!(
+            "grader: aviso: la rúbrica {} da 101 puntos a las verificaciones (sin las variantes ocultas), no 100",
+            more.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -44,8 +44,14 @@ pub const GRADESCOPE_METADATA: &str = "submission_metadata.yml";
 /// metadata is malformed.
 pub fn discover(folder: &Path) -> Result<Vec<Submission>, String> {
     let shown = folder.display();
-    let read = std::fs::read_dir(folder)
-        .map_err(|e| format!("{shown}: no se puede leer la carpeta de entregas ({e})"))?;
+    let read = std::fs::read_dir(folder).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "no existe".to_string(),
+            std::io::ErrorKind::NotADirectory => "no es una carpeta".to_string(),
+            _ => crate::output::io_error(&e),
+        };
+        format!("{shown}: no se puede leer la carpeta de entregas ({why})")
+    })?;
     let mut names: Vec<(String, PathBuf)> = read
         .flatten()
         .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
@@ -54,8 +60,13 @@ pub fn discover(folder: &Path) -> Result<Vec<Submission>, String> {
     names.sort();
     let metadata = folder.join(GRADESCOPE_METADATA);
     let gradescope = if metadata.is_file() {
-        let text = std::fs::read_to_string(&metadata)
-            .map_err(|e| format!("{}: no se puede leer ({e})", metadata.display()))?;
+        let text = std::fs::read_to_string(&metadata).map_err(|e| {
+            format!(
+                "{}: no se puede leer ({})",
+                metadata.display(),
+                crate::output::io_error(&e)
+            )
+        })?;
         Some(parse_gradescope_metadata(
             &text,
             &metadata.display().to_string(),
