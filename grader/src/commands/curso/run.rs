@@ -346,6 +346,14 @@ impl Context<'_> {
         let run = self
             .setup
             .grade_built(self.cli, built, started, self.check_workers);
+        // Dropping a harness ends the run's sandbox users' processes: all of
+        // them, the other submissions' running checks too (as root, a
+        // correct submission's checks died with SIGKILL). Here each
+        // harness process's own user is already cleaned when it ends; the
+        // leftovers of the whole class go when the judge exits.
+        if let Some(mut h) = run.harness {
+            h.sandbox = None;
+        }
         let mut sheet = run.sheet;
         // Same inputs, same bytes.
         sheet.elapsed_secs = 0;
