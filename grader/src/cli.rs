@@ -59,7 +59,8 @@ pub struct Cli {
     )]
     pub fixtures: Vec<PathBuf>,
 
-    /// Formato del informe: text (el de siempre), gradescope (results.json)
+    /// Formato del informe: text (el de siempre), gradescope (results.json),
+    /// classroom50 (result.json y release-body.md de Classroom 50)
     /// o junit (XML, con `--features junit`); por omisión text (alias:
     /// --formato).
     #[arg(
@@ -92,7 +93,7 @@ pub struct Cli {
     /// Agrega N variantes ocultas (flotas generadas) por ejercicio, de 1 a
     /// 50; la semilla sale de --semilla o de la variable KIT_SEMILLA_SECRETA
     /// (alias: --variants).
-    #[arg(long = "variantes", alias = "variants", value_name = "N", value_parser = crate::variants::parse_count, help_heading = INSTRUCTORS)]
+    #[arg(long = "variantes", alias = "variants", value_name = "N", value_parser = crate::variants::parse_count, global = true, help_heading = INSTRUCTORS)]
     pub variants: Option<u32>,
 
     /// Semilla de las variantes ocultas, un entero (alias: --seed).
@@ -106,8 +107,7 @@ pub struct Cli {
         long = "archivo-semilla",
         alias = "seed-file",
         value_name = "RUTA",
-        conflicts_with = "seed",
-        requires = "variants",
+        global = true,
         help_heading = INSTRUCTORS
     )]
     pub seed_file: Option<PathBuf>,
@@ -170,6 +170,21 @@ pub enum Command {
     /// (alias: view).
     #[command(alias = "view")]
     Ver(VerArgs),
+    /// Califica un curso entero: cada entrega de ENTREGAS (una carpeta o zip
+    /// por estudiante, la exportación de Gradescope o los clones de
+    /// `gh teacher download`) desde la plantilla del estudiante; escribe el
+    /// libro de notas y lo que la clase no entendió (alias: class).
+    #[command(alias = "class")]
+    Curso(Box<crate::commands::curso::CursoArgs>),
+    /// Pone los archivos de ejercicio de ENTREGA sobre el kit KIT (lo usa
+    /// autograder/gradescope/run_autograder); estado 3 si no trae ninguno.
+    #[command(hide = true, alias = "overlay")]
+    Superponer {
+        /// La entrega (una carpeta).
+        entrega: PathBuf,
+        /// El kit sobre el que se pone.
+        kit: PathBuf,
+    },
 }
 
 /// Parses the command line; a usage error is printed as one Spanish line.
@@ -187,6 +202,19 @@ pub fn parse() -> Result<Cli, ExitCode> {
         return Err(without_secret_env(&cli));
     }
     if let Some(path) = &cli.seed_file {
+        // (Checked here, not by clap: the option is global, for `curso`.)
+        if cli.seed.is_some() {
+            eprintln!(
+                "grader: --archivo-semilla no se puede usar junto con --semilla: la semilla sale de uno de los dos"
+            );
+            return Err(ExitCode::from(2));
+        }
+        if cli.variants.is_none() {
+            eprintln!(
+                "grader: --archivo-semilla necesita --variantes N (cuántas variantes ocultas por ejercicio, de 1 a 50)"
+            );
+            return Err(ExitCode::from(2));
+        }
         match flags::take_seed_file(path) {
             Ok(seed) => cli.seed_from_file = Some(seed),
             Err(message) => {

@@ -12,6 +12,7 @@ pub mod figures;
 pub mod fixture;
 pub mod flags;
 pub mod grading;
+pub mod intake;
 pub mod oracle;
 pub mod output;
 pub mod paths;

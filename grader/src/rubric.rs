@@ -46,6 +46,11 @@ impl Points {
         Points(u64::from(n) * 100)
     }
 
+    /// `h` hundredths of a point (what [`Points::hundredths`] gives back).
+    pub fn from_hundredths(h: u64) -> Points {
+        Points(h)
+    }
+
     /// The value in hundredths of a point.
     pub fn hundredths(self) -> u64 {
         self.0

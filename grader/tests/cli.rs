@@ -127,7 +127,7 @@ fn usage_errors_are_spanish_one_liners_with_status_2() {
         ),
         (
             vec!["--format", "pdf"],
-            "grader: --format no acepta «pdf»; se permiten: text, gradescope, junit",
+            "grader: --format no acepta «pdf»; se permiten: text, gradescope, junit, classroom50",
         ),
         (
             vec!["escenario", "/no/such/flota.toml"],

@@ -168,7 +168,7 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
         ),
         (
             &["--format", "xml"][..],
-            "grader: --format no acepta «xml»; se permiten: text, gradescope, junit. Usa --help para ver las opciones.",
+            "grader: --format no acepta «xml»; se permiten: text, gradescope, junit, classroom50. Usa --help para ver las opciones.",
         ),
         (
             &["--formato", "junit"][..],

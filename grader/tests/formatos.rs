@@ -25,8 +25,10 @@ fn the_untouched_stubs_score_0_in_every_format() {
         score_line(&out),
         format!("Puntaje: 0/100 puntos (0/{n} verificaciones)")
     );
+    let cobro = grader::rubric::Rubric::kit().unwrap().listed_total("cobro");
     assert!(
-        out.contains("  0/36 puntos") || out.contains("· 0/36 puntos"),
+        out.contains(&format!("  0/{cobro} puntos"))
+            || out.contains(&format!("· 0/{cobro} puntos")),
         "{out}"
     );
 
@@ -75,12 +77,20 @@ fn the_solutions_score_100_in_every_format() {
     );
     // A finished exercise is one line, with its points from the kit's
     // rubric; the checks' own lines are in the JSON and XML formats.
-    for line in [
-        "Ejercicio 1 · El cobro idempotente (servidor de payments): ✓ 13/13 verificaciones · 36/36 puntos",
-        "Ejercicio 2 · Una idempotency key por operación (cliente de orders): ✓ 13/13 verificaciones · 36/36 puntos",
-        "Ejercicio 3 · La reconciliación: intención contra ledger: ✓ 14/14 verificaciones · 28/28 puntos",
-    ] {
-        assert!(out.contains(line), "missing {line:?} in\n{out}");
+    // (Counts from the catalog, points from the rubric: a new fixture or
+    // check needs no edit here.)
+    let rubric = grader::rubric::Rubric::kit().unwrap();
+    for exercise in grader::verdict::Exercise::ALL {
+        let checks = grader::checks::Catalog::new(informes::fixtures(), &[exercise])
+            .checks
+            .len();
+        let points = rubric.listed_total(exercise.id());
+        let line = format!(
+            "Ejercicio {} · {}: ✓ {checks}/{checks} verificaciones · {points}/{points} puntos",
+            exercise.number(),
+            exercise.title()
+        );
+        assert!(out.contains(&line), "missing {line:?} in\n{out}");
     }
 
     let json = grader(&["--solutions", "--format", "gradescope"]);
@@ -289,4 +299,61 @@ visibilidad = "hidden"
             .all(|t| t["visibility"] == "hidden" && t["max_score"] == 1)
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_rubric_id_that_matches_no_check_is_refused_and_a_total_other_than_100_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rubrica.toml"),
+    )
+    .unwrap();
+    let id = "\"cobro/replay-devuelve-lo-guardado\"";
+    assert!(kit.contains(id));
+    let misspelt = dir.path().join("mal.toml");
+    std::fs::write(
+        &misspelt,
+        kit.replace(id, "\"cobro/replay-devuelve-lo-guardad\""),
+    )
+    .unwrap();
+    let o = grader(&["--rubrica", misspelt.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "grader: rúbrica {}: la verificación «cobro/replay-devuelve-lo-guardad» no existe: ningún id del informe se escribe así (p. ej. cobro/replay-devuelve-lo-guardado, cliente/flota-1000); corrígelo o quítalo",
+            misspelt.display()
+        )
+    );
+    assert!(o.stdout.is_empty());
+
+    // One more point on one check: graded, and said.
+    let entry = "\"cobro/replay-devuelve-lo-guardado\" = { puntos = ";
+    let at = kit.find(entry).unwrap() + entry.len();
+    let points: u32 = kit[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let more = dir.path().join("101.toml");
+    std::fs::write(
+        &more,
+        kit.replacen(
+            &format!("{entry}{points}"),
+            &format!("{entry}{}", points + 1),
+            1,
+        ),
+    )
+    .unwrap();
+    let o = grader(&["--rubrica", more.to_str().unwrap(), "--ejercicio", "cobro"]);
+    assert!(
+        stderr(&o).contains(&format!(
+            "grader: aviso: la rúbrica {} da 101 puntos a las verificaciones (sin las variantes ocultas), no 100",
+            more.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
 }

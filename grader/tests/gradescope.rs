@@ -50,32 +50,7 @@ fn empaquetar(dest: &Path, env: &[(&str, &str)]) -> Output {
     cmd.output().expect("empaquetar runs")
 }
 
-/// A correct server for `exercises/` (the reference's uses crates the
-/// students' crate does not depend on).
-const SERVER_BODY: &str = anidado::CHARGE_BODY;
-
-/// The three solved files: the stub server with [`SERVER_BODY`], the
-/// reference client, and the reference reconciliation on `std`'s `HashMap`.
-fn solved_files() -> [(&'static str, String); 3] {
-    let read = |p: &str| std::fs::read_to_string(repo().join(p)).unwrap();
-    let stub = read("exercises/src/payments_server.rs");
-    let todo = "todo!(\"Ejercicio 1: el cobro idempotente\")";
-    assert!(stub.contains(todo));
-    let reconciliation = read("solutions/src/reconciliation.rs");
-    let fx = "use rustc_hash::FxHashMap;";
-    assert!(reconciliation.contains(fx));
-    [
-        ("payments_server.rs", stub.replace(todo, SERVER_BODY)),
-        ("client.rs", read("solutions/src/client.rs")),
-        (
-            "reconciliation.rs",
-            reconciliation.replace(
-                fx,
-                "type FxHashMap<K, V> = std::collections::HashMap<K, V>;",
-            ),
-        ),
-    ]
-}
+use anidado::solved_files;
 
 /// A copy of the repository with `exercises/` solved.
 fn solved_repository(dest: &Path) {
@@ -601,7 +576,7 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     std::fs::write(
         &server,
         code.replace(
-            SERVER_BODY,
+            anidado::CHARGE_BODY,
             &DISK_FILLING_SERVER_BODY.replace("@ATTACKS@", ATTACKS),
         ),
     )
@@ -665,13 +640,10 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     // the kit): 0, and the compiler's first error.
     let g = grade("compile error", &zip, &a, &[&broken]);
     assert_eq!((g.score(), g.max()), (0.0, 130.0), "{}", g.results);
-    let out = g.output_of("cobro");
-    assert!(
-        out.starts_with(
-            "tu código no compila; el primer error del compilador:\nerror: couldn't read"
-        ),
-        "{out}"
-    );
+    // The compiler's errors are said once, in the top-level output; each
+    // test says only that nothing could run.
+    assert_eq!(g.output_of("cobro"), grader::report::gradescope::NOT_RUN);
+    let out = g.results["output"].as_str().unwrap();
     assert!(
         out.contains("couldn't read `exercises/src/../../solutions/src/client.rs`"),
         "{out}"
@@ -702,6 +674,20 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
         out.contains("exercises/src/client.rs:") && out.contains(": usa #[path] (lectura de archivos o del entorno al compilar): el ejercicio 2 no lo necesita;"),
         "{out}"
     );
+
+    // No exercise file (a file named `client (1).rs`): not graded as the
+    // stubs; the results say sin-archivos and name the file.
+    let nothing = subs.join("sin-archivos");
+    std::fs::create_dir_all(&nothing).unwrap();
+    std::fs::write(nothing.join("client (1).rs"), "// mi cliente\n").unwrap();
+    let g = grade("no exercise file", &zip, &a, &[&nothing]);
+    let out = g.results["output"].as_str().unwrap();
+    assert!(
+        out.starts_with("sin-archivos: la entrega no trae ningún archivo de ejercicio"),
+        "{out}"
+    );
+    assert!(out.contains("client (1).rs"), "{out}");
+    assert_eq!(g.results["score"], 0);
 
     // An endless loop in one check: that check times out, the rest pass.
     let g = grade("endless loop", &zip, &a, &[&looping]);

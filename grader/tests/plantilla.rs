@@ -58,6 +58,9 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         "autograder",
         ".github/workflows/kit.yml",
         ".github/workflows/instructor-variantes.yml",
+        ".github/workflows/instructor-curso.yml",
+        ".github/workflows/classroom.yml",
+        "autograder/classroom50/autograder.py",
         "scripts/plantilla-estudiante",
         "scripts/bench/run",
         "grader/tests/plantilla.rs",
@@ -74,7 +77,6 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         "fixtures/flota-1000.toml",
         "scripts/calificar",
         "scripts/bench/leccion2.py",
-        ".github/workflows/classroom.yml",
         "README.md",
     ] {
         assert!(dir.join(kept).exists(), "{kept} is missing");
@@ -166,41 +168,6 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
     let v = informes::gradescope(&text(&ci.stdout));
     assert_eq!(v["score"], 0);
     assert_eq!(informes::gradescope_max(&v), 36.0);
-
-    // GitHub Classroom's steps as its command grader runs them: each
-    // `command:` of the workflow through a shell, from the repository, with
-    // only PATH and HOME (the action passes nothing else; CARGO_TARGET_DIR
-    // neither, so `target/` is a link to the shared build). With the stubs,
-    // every exercise's step fails (0 points) and shows the Spanish report.
-    let workflow = std::fs::read_to_string(dir.join(".github/workflows/classroom.yml")).unwrap();
-    let commands: Vec<&str> = workflow
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("command: "))
-        .collect();
-    assert_eq!(commands.len(), 3, "{workflow}");
-    let _ = std::fs::remove_dir_all(dir.join("target"));
-    std::os::unix::fs::symlink(anidado::target(), dir.join("target")).unwrap();
-    for command in commands {
-        let step = Command::new("sh")
-            .args(["-c", command])
-            .current_dir(&dir)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap())
-            .env("HOME", std::env::var_os("HOME").unwrap())
-            .output()
-            .unwrap();
-        let out = text(&step.stdout);
-        assert_eq!(
-            step.status.code(),
-            Some(1),
-            "{command}: {}",
-            text(&step.stderr)
-        );
-        assert!(
-            out.contains("PENDIENTE") && out.contains("Progreso:"),
-            "{command}: {out}"
-        );
-    }
 
     // And its own tests pass.
     let tests = cargo(&dir, &["test", "--workspace"]);

@@ -16,6 +16,7 @@ use crate::report::sheet::Sheet;
 use crate::rubric::Rubric;
 use crate::runner::build::Implementation;
 use crate::runner::cleanup;
+use crate::runner::diagnostics::Cause;
 use crate::runner::process::HarnessProcess;
 use crate::runner::sandbox::Sandbox;
 use crate::variants::Plan;
@@ -28,6 +29,13 @@ use crate::{grading, output, paths, policy, submission};
 /// exercise), 2 for bad fixtures, rubric, variants or an `exercises`
 /// manifest that depends on anything but `sim` or has a build script.
 pub fn run(cli: &Cli) -> ExitCode {
+    // Classroom 50's identity comes from its runner's environment: checked
+    // before anything compiles.
+    if cli.format == report::Format::Classroom50
+        && let Err(message) = report::classroom50::Identity::from_env()
+    {
+        return usage_failure(&message);
+    }
     let graded = match grade(cli) {
         Ok(g) => g,
         Err(refusal) => return refusal.exit(),
@@ -45,6 +53,20 @@ pub fn run(cli: &Cli) -> ExitCode {
                     output::io_error(&e)
                 ));
             }
+        }
+    }
+    if cli.format == report::Format::Classroom50 {
+        let dir = cli.output.as_ref().and_then(|p| p.parent()).map_or_else(
+            || std::path::PathBuf::from("."),
+            std::path::Path::to_path_buf,
+        );
+        let body = dir.join("release-body.md");
+        if let Err(e) = std::fs::write(&body, report::classroom50::release_body(&graded.sheet)) {
+            return usage_failure(&format!(
+                "{}: no se pudo escribir el informe en Markdown: {}",
+                body.display(),
+                output::io_error(&e)
+            ));
         }
     }
     if graded.all_passed {
@@ -116,6 +138,7 @@ impl Setup {
             .map_err(Refusal)?;
         let rubric =
             Rubric::from_option(cli.rubric.as_ref()).map_err(|e| Refusal(e.to_string()))?;
+        check_rubric_ids(&rubric, &catalog.scenarios, &plan)?;
         // As root, no sandbox is a refusal of the judge's, before anything
         // compiles (not a report that blames the student's code).
         Sandbox::detect().map_err(Refusal)?;
@@ -127,38 +150,68 @@ impl Setup {
         })
     }
 
-    /// Reviews the student's sources ([`policy::review`]), builds the
-    /// harness without the refused exercises, runs every other check and
-    /// scores the verdicts. Code that does not compile is an ordinary run
-    /// (every check [`crate::verdict::Verdict::NotCompiled`]); a refused
-    /// exercise's checks are [`crate::verdict::Verdict::Refused`].
-    pub fn grade(&self, cli: &Cli) -> Run {
-        let started = Instant::now();
-        let name = self.which.crate_name();
-        // The source policy reads the student's files before anything
-        // compiles; refused exercises are compiled out and not run.
-        let review = match self.which {
-            Implementation::Exercises if !policy::turned_off() => {
-                policy::review(&paths::repo_root())
-            }
+    /// The checks this setup grades, in report order.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// Reviews the student's sources in the kit at `root`
+    /// ([`policy::review`]); `--solutions` and a judge with the policy
+    /// turned off review nothing.
+    pub fn review(&self, root: &std::path::Path) -> policy::Review {
+        match self.which {
+            Implementation::Exercises if !policy::turned_off() => policy::review(root),
             _ => policy::Review::default(),
-        };
+        }
+    }
+
+    /// Builds the harness of the kit at `root` without the exercises
+    /// `review` refused; `None` when every graded exercise is refused
+    /// (`--ejercicio cliente` with the client refused): nothing to compile.
+    pub fn build(
+        &self,
+        cli: &Cli,
+        root: &std::path::Path,
+        review: &policy::Review,
+    ) -> Option<Result<HarnessProcess, Cause>> {
         let refused: Vec<Exercise> = review.refused.keys().copied().collect();
-        // Nothing to compile when every graded exercise is refused
-        // (`--ejercicio cliente` with the client refused).
         let all_refused = self
             .catalog
             .checks
             .iter()
             .all(|c| review.refuses(c.exercise));
-        let built = if all_refused {
-            None
-        } else {
-            Some(harness_without(cli, self.which, &refused))
-        };
+        (!all_refused).then(|| harness_without(cli, root, self.which, &refused))
+    }
+
+    /// Reviews the student's sources ([`Setup::review`]), builds the
+    /// harness without the refused exercises ([`Setup::build`]), runs every
+    /// other check and scores the verdicts ([`Setup::grade_built`]).
+    pub fn grade(&self, cli: &Cli) -> Run {
+        let started = Instant::now();
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let root = paths::repo_root();
+        let review = self.review(&root);
+        let built = self.build(cli, &root, &review);
+        self.grade_built(cli, &review, built, started, workers)
+    }
+
+    /// Runs and scores the checks with the harness already built (`curso`
+    /// builds one per submission, in the submission's copy of the kit, and
+    /// reviews it first); `started` is when the run began; `workers` checks
+    /// run at a time. Code that does not compile is an ordinary run (every
+    /// check [`crate::verdict::Verdict::NotCompiled`]); a refused
+    /// exercise's checks are [`crate::verdict::Verdict::Refused`].
+    pub fn grade_built(
+        &self,
+        cli: &Cli,
+        review: &policy::Review,
+        built: Option<Result<HarnessProcess, Cause>>,
+        started: Instant,
+        workers: usize,
+    ) -> Run {
+        let name = self.which.crate_name();
         let (mut graded, harness) = match built {
             Some(Ok(h)) => {
-                let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
                 let mut graded =
                     grading::grade_except(&self.catalog, &h, name, workers, &review.refused);
                 grading::refuse(&mut graded, &review.unparsed_refusals());
@@ -179,6 +232,52 @@ impl Setup {
             harness,
         }
     }
+}
+
+/// Refuses a rubric that lists an id no check has (a misspelt id would
+/// silently reweight the total), and warns on stderr when the points of the
+/// checks that are not hidden variants do not add up to 100.
+///
+/// # Errors
+/// One line naming the rubric's file and the first unknown id.
+fn check_rubric_ids(
+    rubric: &Rubric,
+    scenarios: &[crate::fixture::Scenario],
+    plan: &Plan,
+) -> Result<(), Refusal> {
+    let mut all = Catalog::new(scenarios.to_vec(), &[]);
+    let visible: Vec<String> = all
+        .checks
+        .iter()
+        .filter(|c| {
+            let name = c.id.split_once('/').map_or("", |(_, n)| n);
+            plan.find(crate::checks::variant_name(name)).is_none()
+        })
+        .map(|c| c.id.clone())
+        .collect();
+    all.add_model_variants(&plan.variants);
+    if let Some(id) = rubric.listed.keys().find(|id| all.find(id).is_none()) {
+        return Err(Refusal(format!(
+            "rúbrica {}: la verificación «{id}» no existe: ningún id del informe se escribe así (p. ej. cobro/replay-devuelve-lo-guardado, cliente/flota-1000); corrígelo o quítalo",
+            rubric.source
+        )));
+    }
+    let total: crate::rubric::Points = visible
+        .iter()
+        .map(|id| {
+            rubric
+                .listed
+                .get(id)
+                .map_or(rubric.unlisted.points, |e| e.points)
+        })
+        .sum();
+    if total != crate::rubric::Points::whole(100) {
+        eprintln!(
+            "grader: aviso: la rúbrica {} da {total} puntos a las verificaciones (sin las variantes ocultas), no 100",
+            rubric.source
+        );
+    }
+    Ok(())
 }
 
 /// The exercises of `--ejercicio` (all when none), each once, in the order

@@ -5,6 +5,7 @@
 
 pub mod barrido;
 pub mod comparar;
+pub mod curso;
 pub mod escenario;
 pub mod grade;
 pub mod ver;
@@ -60,30 +61,31 @@ pub fn chosen(cli: &Cli) -> Result<Implementation, String> {
 /// # Errors
 /// Why the harness could not be built (the compiler's first errors).
 pub fn harness(cli: &Cli, which: Implementation) -> Result<HarnessProcess, Cause> {
-    harness_without(cli, which, &[])
+    harness_without(cli, &paths::repo_root(), which, &[])
 }
 
-/// As [`harness`], compiled without the files of the `refused` exercises
-/// (each replaced by [`policy::stub`]): nothing of refused code is compiled
-/// or run. With no refused exercise, the student's workspace is built in
-/// place.
+/// As [`harness`], for the copy of the kit at `root` (`curso` builds one
+/// copy per submission), compiled without the files of the `refused`
+/// exercises (each replaced by [`policy::stub`]): nothing of refused code is
+/// compiled or run. With no refused exercise, the workspace at `root` is
+/// built in place.
 ///
 /// # Errors
 /// As [`harness`].
 pub fn harness_without(
     cli: &Cli,
+    root: &std::path::Path,
     which: Implementation,
     refused: &[Exercise],
 ) -> Result<HarnessProcess, Cause> {
-    let root = paths::repo_root();
     let built = if refused.is_empty() {
-        build::harness(&root, which)?
+        build::harness(root, which)?
     } else {
         let stubs: Vec<(&str, &str)> = refused
             .iter()
             .map(|e| (e.file(), policy::stub(*e)))
             .collect();
-        build::harness_without(&root, which, &stubs).map_err(|cause| without(cause, refused))?
+        build::harness_without(root, which, &stubs).map_err(|cause| without(cause, refused))?
     };
     // A private copy, taken right after the build: another copy of the kit
     // built into the same target folder (several submissions graded with one

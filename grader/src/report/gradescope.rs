@@ -61,6 +61,10 @@ pub struct Extra {
     pub id: String,
 }
 
+/// What each test says when the code did not compile.
+pub const NOT_RUN: &str =
+    "no se pudo correr: tu código no compila (los errores del compilador, arriba, en el informe)";
+
 /// The results of `sheet`.
 pub fn results(sheet: &Sheet) -> Results {
     let mut output = format!(
@@ -88,6 +92,12 @@ pub fn results(sheet: &Sheet) -> Results {
 }
 
 fn test(row: &Row) -> Test {
+    // The compiler's errors are said once, in the top-level `output`.
+    let output = if matches!(row.verdict, crate::verdict::Verdict::NotCompiled { .. }) {
+        NOT_RUN.to_string()
+    } else {
+        row.explanation()
+    };
     Test {
         name: format!("{} — {}", row.check.id, row.check.title),
         number: row.number.clone(),
@@ -98,7 +108,7 @@ fn test(row: &Row) -> Test {
         } else {
             "failed"
         },
-        output: row.explanation(),
+        output,
         visibility: row.visibility,
         tags: vec![row.check.exercise.id().to_string()],
         extra_data: Extra {
@@ -111,6 +121,22 @@ fn test(row: &Row) -> Test {
 pub fn render(sheet: &Sheet) -> String {
     let mut json = serde_json::to_string_pretty(&results(sheet))
         .unwrap_or_else(|e| format!("{{\"score\": 0, \"output\": \"error interno: {e}\"}}"));
+    json.push('\n');
+    json
+}
+
+/// A `results.json` without tests for a submission that could not be
+/// graded (`sin-archivos`, `rechazada`): score 0 and `message` as the
+/// top-level `output`, as `run_autograder` writes it.
+pub fn unscored(message: &str) -> String {
+    let value = serde_json::json!({
+        "score": 0,
+        "execution_time": 0,
+        "output": message,
+        "output_format": "text",
+        "tests": [],
+    });
+    let mut json = serde_json::to_string_pretty(&value).unwrap_or_default();
     json.push('\n');
     json
 }

@@ -1,6 +1,7 @@
 //! Reports of a grading run: the scored [`sheet::Sheet`] and its three
 //! formats (`--format text|gradescope|junit`).
 
+pub mod classroom50;
 pub mod gradescope;
 #[cfg(feature = "junit")]
 pub mod junit;
@@ -19,6 +20,8 @@ pub enum Format {
     Gradescope,
     /// JUnit XML (only in a judge built with `--features junit`).
     Junit,
+    /// Classroom 50's `result.json` (with `release-body.md` beside it).
+    Classroom50,
 }
 
 impl Format {
@@ -49,6 +52,12 @@ pub fn render(sheet: &Sheet, format: Format) -> String {
     match format {
         Format::Text => text::render(sheet),
         Format::Gradescope => gradescope::render(sheet),
+        // `grade::run` checks the environment before grading; elsewhere
+        // (nothing asks for it) the identity fields would be empty.
+        Format::Classroom50 => classroom50::render(
+            sheet,
+            &classroom50::Identity::from_env().unwrap_or_default(),
+        ),
         #[cfg(feature = "junit")]
         Format::Junit => junit::render(sheet),
         #[cfg(not(feature = "junit"))]

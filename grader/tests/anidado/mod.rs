@@ -11,7 +11,6 @@
 // Each test target uses part of this module.
 #![allow(dead_code)]
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Once;
@@ -79,64 +78,10 @@ pub fn target() -> PathBuf {
     nested
 }
 
-/// Registry package names of the workspace's `Cargo.lock`, with `-` as `_`.
-fn registry_crates() -> BTreeSet<String> {
-    let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
-    let text = std::fs::read_to_string(lock).unwrap_or_default();
-    let mut names = BTreeSet::new();
-    let mut name = None;
-    for line in text.lines() {
-        if let Some(n) = line.strip_prefix("name = ") {
-            name = Some(n.trim_matches('"').replace('-', "_"));
-        } else if line.starts_with("source = \"registry+")
-            && let Some(n) = name.take()
-        {
-            names.insert(n);
-        }
-    }
-    names
-}
-
-/// Whether artifact `file` (`libserde-1a2b.rlib`, `serde-1a2b.d`,
-/// `serde-1a2b/`) belongs to a registry crate.
-fn is_registry_artifact(file: &str, registry: &BTreeSet<String>) -> bool {
-    let stem = file.split('.').next().unwrap_or(file);
-    let Some((krate, _hash)) = stem.rsplit_once('-') else {
-        return false;
-    };
-    let krate = krate.replace('-', "_");
-    registry.contains(&krate)
-        || krate
-            .strip_prefix("lib")
-            .is_some_and(|k| registry.contains(k))
-}
-
 fn seed(outer: &Path, nested: &Path) {
-    let registry = registry_crates();
-    for sub in ["deps", "build", ".fingerprint"] {
-        let (from, to) = (outer.join(sub), nested.join(sub));
-        let Ok(entries) = std::fs::read_dir(&from) else {
-            continue;
-        };
-        let _ = std::fs::create_dir_all(&to);
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if is_registry_artifact(&name, &registry) && !to.join(&name).exists() {
-                copy(&entry.path(), &to.join(&name));
-            }
-        }
-    }
-}
-
-fn copy(from: &Path, to: &Path) {
-    if from.is_dir() {
-        let _ = std::fs::create_dir_all(to);
-        for entry in std::fs::read_dir(from).into_iter().flatten().flatten() {
-            copy(&entry.path(), &to.join(entry.file_name()));
-        }
-    } else {
-        let _ = std::fs::copy(from, to);
-    }
+    let lock = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock"))
+        .unwrap_or_default();
+    grader::commands::curso::workspace::seed(outer, nested, &lock);
 }
 
 /// A correct body for the stub `PaymentsServer::charge` (plain `HashMap`
@@ -154,3 +99,29 @@ pub const CHARGE_BODY: &str = r#"if self.idempotent
             self.store.insert(key, result);
         }
         result"#;
+
+/// The three solved files for `exercises/`: the stub server with
+/// [`CHARGE_BODY`], the reference client, and the reference reconciliation
+/// on `std`'s `HashMap` (the reference's uses crates the students' crate
+/// does not depend on).
+#[allow(dead_code)]
+pub fn solved_files() -> [(&'static str, String); 3] {
+    let read = |p: &str| std::fs::read_to_string(repo().join(p)).unwrap();
+    let stub = read("exercises/src/payments_server.rs");
+    let todo = "todo!(\"Ejercicio 1: el cobro idempotente\")";
+    assert!(stub.contains(todo));
+    let reconciliation = read("solutions/src/reconciliation.rs");
+    let fx = "use rustc_hash::FxHashMap;";
+    assert!(reconciliation.contains(fx));
+    [
+        ("payments_server.rs", stub.replace(todo, CHARGE_BODY)),
+        ("client.rs", read("solutions/src/client.rs")),
+        (
+            "reconciliation.rs",
+            reconciliation.replace(
+                fx,
+                "type FxHashMap<K, V> = std::collections::HashMap<K, V>;",
+            ),
+        ),
+    ]
+}

@@ -1,0 +1,79 @@
+//! `libro.csv`: one row per submission (sorted by name) with
+//! `entrega,estado,puntaje,maximo,cobro,cliente,reconciliacion` and then one
+//! column per check id (catalog order); points as the reports write them
+//! (`36`, `3.33`). And `alumnos.csv`: who submitted each (when the platform
+//! says), one row per submitter.
+
+use super::record::{Record, by_exercise};
+use crate::rubric::Points;
+use crate::verdict::Exercise;
+
+fn points(h: u64) -> String {
+    Points::from_hundredths(h).to_string()
+}
+
+/// The check ids of `records`, in the order they first appear (each record
+/// lists the catalog in order).
+pub fn check_ids(records: &[Record]) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for r in records {
+        for c in &r.verificaciones {
+            if !ids.contains(&c.id) {
+                ids.push(c.id.clone());
+            }
+        }
+    }
+    ids
+}
+
+/// `libro.csv` of `records` (already sorted by name).
+///
+/// # Errors
+/// The csv writer's error (only on a failing in-memory write).
+pub fn libro(records: &[Record]) -> Result<Vec<u8>, csv::Error> {
+    let ids = check_ids(records);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = ["entrega", "estado", "puntaje", "maximo"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    header.extend(Exercise::ALL.iter().map(|e| e.id().to_string()));
+    header.extend(ids.iter().cloned());
+    w.write_record(&header)?;
+    for r in records {
+        let mut row = vec![
+            r.entrega.clone(),
+            r.estado.word().to_string(),
+            points(r.puntaje),
+            points(r.maximo),
+        ];
+        let ex = by_exercise(r);
+        row.extend(Exercise::ALL.iter().map(|e| points(ex[e.id()])));
+        for id in &ids {
+            row.push(
+                r.verificaciones
+                    .iter()
+                    .find(|c| &c.id == id)
+                    .map(|c| points(c.puntos))
+                    .unwrap_or_default(),
+            );
+        }
+        w.write_record(&row)?;
+    }
+    w.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// `alumnos.csv`: `entrega,nombre,sid,email`.
+///
+/// # Errors
+/// As [`libro`].
+pub fn alumnos(records: &[Record]) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(["entrega", "nombre", "sid", "email"])?;
+    for r in records {
+        for s in &r.alumnos {
+            w.write_record([&r.entrega, &s.name, &s.sid, &s.email])?;
+        }
+    }
+    w.into_inner().map_err(|e| e.into_error().into())
+}

@@ -1,0 +1,183 @@
+//! Where `curso` builds: the student template (`scripts/plantilla-estudiante`,
+//! never the instructor's `solutions/`), one copy of it per job, and one
+//! target folder that every copy builds into.
+//!
+//! Why one shared target folder is safe here: cargo's artifacts of a path
+//! crate are named after its path relative to the workspace, so every copy's
+//! `exercises` and harness land on the same files, and cargo decides freshness
+//! by modification times. Graded in parallel with one `CARGO_TARGET_DIR`, a
+//! copy could find another copy's harness fresh (its sources older than the
+//! last build) or have the binary replaced between its build and its run
+//! (4 of 20 students got another's grade). So the builds take turns (a lock
+//! held from writing the student's files, with the current time, until the
+//! private copy of the built harness is taken) and only the checks run in
+//! parallel. Cargo itself serialises builds in one target folder, so the
+//! turns cost nothing.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The folder `curso` works in: `target/curso` of the kit (git ignores it).
+pub fn work_root(repo: &Path) -> PathBuf {
+    repo.join("target").join("curso")
+}
+
+/// Generates the student template in `dest` with the kit's own
+/// `scripts/plantilla-estudiante`.
+///
+/// # Errors
+/// A Spanish line: the script is missing (this copy is already a template)
+/// or failed (its last lines).
+pub fn template(repo: &Path, dest: &Path) -> Result<(), String> {
+    let script = repo.join("scripts").join("plantilla-estudiante");
+    if !script.is_file() {
+        return Err(format!(
+            "{}: no existe; `curso` corre en el repositorio del instructor (la plantilla del estudiante no lo trae)",
+            script.display()
+        ));
+    }
+    let out = Command::new(&script)
+        .arg(dest)
+        .current_dir(repo)
+        .output()
+        .map_err(|e| format!("{}: no se pudo ejecutar ({e})", script.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} falló: {}",
+            script.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(())
+}
+
+/// Copies the folder `from` to `to` keeping modification times (`cp -a`):
+/// the copy's kit crates stay fresh in the shared target folder.
+///
+/// # Errors
+/// cp's message.
+pub fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    let out = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .output()
+        .map_err(|e| format!("no se pudo ejecutar cp: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "no se pudo copiar {} a {}: {}",
+            from.display(),
+            to.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// Puts the template's stubs back into the copy at `kit` (a new file each,
+/// with the current time), so nothing of the previous submission graded in
+/// this copy survives.
+///
+/// # Errors
+/// As [`copy_tree`].
+pub fn reset_exercises(template: &Path, kit: &Path) -> Result<(), String> {
+    let src = kit.join("exercises").join("src");
+    let _ = std::fs::remove_dir_all(&src);
+    let from = template.join("exercises").join("src");
+    let out = Command::new("cp")
+        .arg("-r")
+        .arg(&from)
+        .arg(&src)
+        .output()
+        .map_err(|e| format!("no se pudo ejecutar cp: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "no se pudieron restaurar los stubs en {}: {}",
+            src.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// The `debug` (or `release`) folder the running judge was built in, if it
+/// runs from a cargo target folder.
+pub fn own_profile_dir() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let mut dir = exe.parent()?.to_path_buf();
+    if dir.file_name().is_some_and(|n| n == "deps") {
+        dir = dir.parent()?.to_path_buf();
+    }
+    dir.join(".fingerprint").is_dir().then_some(dir)
+}
+
+/// Registry package names of the workspace's `Cargo.lock` text, with `-`
+/// as `_`.
+pub fn registry_crates(lock: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut name = None;
+    for line in lock.lines() {
+        if let Some(n) = line.strip_prefix("name = ") {
+            name = Some(n.trim_matches('"').replace('-', "_"));
+        } else if line.starts_with("source = \"registry+")
+            && let Some(n) = name.take()
+        {
+            names.insert(n);
+        }
+    }
+    names
+}
+
+/// Whether artifact `file` (`libserde-1a2b.rlib`, `serde-1a2b.d`,
+/// `serde-1a2b/`) belongs to a registry crate.
+fn is_registry_artifact(file: &str, registry: &BTreeSet<String>) -> bool {
+    let stem = file.split('.').next().unwrap_or(file);
+    let Some((krate, _hash)) = stem.rsplit_once('-') else {
+        return false;
+    };
+    let krate = krate.replace('-', "_");
+    registry.contains(&krate)
+        || krate
+            .strip_prefix("lib")
+            .is_some_and(|k| registry.contains(k))
+}
+
+/// Seeds the profile folder `nested` (`…/debug`) of a new target folder with
+/// the registry crates `outer` already compiled (its `deps`, `build` and
+/// `.fingerprint` entries whose crate is a registry package of the lock file
+/// `lock`), so copies of the kit only compile the kit's own crates. Cargo's
+/// artifacts of registry crates do not depend on where the workspace lives;
+/// the kit's own crates are never copied. Files are hard-linked when they
+/// can be in `deps` (the compiler's outputs of a fresh crate are never
+/// rewritten), else copied (cargo rewrites fingerprints and build-script
+/// outputs in place); entries already there are kept.
+pub fn seed(outer: &Path, nested: &Path, lock: &str) {
+    let registry = registry_crates(lock);
+    for sub in ["deps", "build", ".fingerprint"] {
+        let (from, to) = (outer.join(sub), nested.join(sub));
+        let Ok(entries) = std::fs::read_dir(&from) else {
+            continue;
+        };
+        let _ = std::fs::create_dir_all(&to);
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if is_registry_artifact(&name, &registry) && !to.join(&name).exists() {
+                link_or_copy(&entry.path(), &to.join(&name), sub == "deps");
+            }
+        }
+    }
+}
+
+fn link_or_copy(from: &Path, to: &Path, link: bool) {
+    if from.is_dir() {
+        let _ = std::fs::create_dir_all(to);
+        for entry in std::fs::read_dir(from).into_iter().flatten().flatten() {
+            link_or_copy(&entry.path(), &to.join(entry.file_name()), link);
+        }
+    } else if !link || std::fs::hard_link(from, to).is_err() {
+        let _ = std::fs::copy(from, to);
+    }
+}

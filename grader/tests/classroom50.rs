@@ -1,0 +1,303 @@
+//! Classroom 50: `--format classroom50` writes a `result.json` that obeys
+//! every rule of the schema `classroom50/result/v1` (checked one by one
+//! below; the reference scores 100/100, the stubs 0), a `release-body.md`,
+//! and refuses a missing runner variable by name; `autograder/classroom50/`'s
+//! `tests.json` gives each exercise its rubric points; `autograder.py` run
+//! with only the runner's environment always leaves a valid result.json and
+//! exits 0.
+
+mod anidado;
+mod informes;
+
+use std::path::Path;
+use std::process::Command;
+
+use informes::{grader_with_env, has_solutions, stderr, stubs_untouched};
+use serde_json::Value;
+
+/// The variables Classroom 50's runner sets (the identity fields).
+const RUNNER_ENV: [(&str, &str); 8] = [
+    ("CLASSROOM", "sistemas-distribuidos-2026"),
+    ("ASSIGNMENT", "m4-l2-doble-cargo"),
+    ("USERNAME", "ana-estudiante"),
+    ("SUBMISSION_TAG", "submit/3"),
+    (
+        "COMMIT_URL",
+        "https://github.com/curso/m4-l2-ana/commit/0123456789abcdef",
+    ),
+    (
+        "RELEASE_URL",
+        "https://github.com/curso/m4-l2-ana/releases/tag/submit/3",
+    ),
+    ("REVIEW_URL", "https://github.com/curso/m4-l2-ana/pull/1"),
+    ("SOURCE_DATE_EPOCH", "1796083200"),
+];
+
+fn is_datetime(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 20
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            10 => *c == b'T',
+            13 | 16 => *c == b':',
+            19 => *c == b'Z',
+            _ => c.is_ascii_digit(),
+        })
+}
+
+/// Every rule of `classroom50/result/v1`; panics naming the broken one.
+fn validate(r: &Value) {
+    let top = r.as_object().expect("an object");
+    let allowed = [
+        "schema",
+        "classroom",
+        "assignment",
+        "assignment_type",
+        "owner",
+        "submission",
+        "commit",
+        "release",
+        "review",
+        "datetime",
+        "graded_at",
+        "submitted_by",
+        "score",
+        "max-score",
+        "tests",
+    ];
+    for key in top.keys() {
+        assert!(
+            allowed.contains(&key.as_str()),
+            "extra top-level field {key}"
+        );
+    }
+    assert_eq!(r["schema"], "classroom50/result/v1");
+    for key in [
+        "classroom",
+        "assignment",
+        "owner",
+        "submission",
+        "commit",
+        "release",
+        "review",
+    ] {
+        assert!(
+            r[key].as_str().is_some_and(|s| !s.is_empty()),
+            "{key} must be a non-empty string"
+        );
+    }
+    assert!(matches!(
+        r["assignment_type"].as_str(),
+        Some("individual" | "group")
+    ));
+    assert!(r["submission"].as_str().unwrap().starts_with("submit/"));
+    assert!(
+        is_datetime(r["datetime"].as_str().unwrap()),
+        "{}",
+        r["datetime"]
+    );
+    if let Some(g) = r.get("graded_at") {
+        assert!(is_datetime(g.as_str().unwrap()));
+    }
+    let (score, max) = (
+        r["score"].as_u64().expect("integer score"),
+        r["max-score"].as_u64().expect("integer max-score"),
+    );
+    assert!(score <= max);
+    for t in r["tests"].as_array().expect("tests[]") {
+        assert!(t["test-name"].as_str().is_some_and(|s| !s.is_empty()));
+        assert!(t["passed"].is_boolean());
+        let (s, m) = (
+            t["score"].as_u64().expect("integer test score"),
+            t["max-score"].as_u64().expect("integer test max-score"),
+        );
+        assert!(s <= m, "{t}");
+    }
+}
+
+fn result_of(args: &[&str], env: &[(&str, &str)]) -> (Value, String, Option<i32>) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("result.json");
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--format", "classroom50", "--output", out.to_str().unwrap()]);
+    let o = grader_with_env(&all, env);
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let body = std::fs::read_to_string(dir.path().join("release-body.md")).unwrap();
+    (json, body, o.status.code())
+}
+
+#[test]
+fn the_reference_scores_100_of_100_and_the_stubs_0() {
+    if has_solutions() {
+        let (r, body, code) = result_of(&["--solutions"], &RUNNER_ENV);
+        assert_eq!(code, Some(0));
+        validate(&r);
+        assert_eq!(
+            (r["score"].as_u64(), r["max-score"].as_u64()),
+            (Some(100), Some(100))
+        );
+        assert_eq!(r["owner"], "ana-estudiante");
+        assert_eq!(r["datetime"], "2026-12-01T00:00:00Z");
+        assert!(body.contains("**Puntaje: 100/100 puntos"), "{body}");
+    }
+    if stubs_untouched() {
+        let (r, body, code) = result_of(&[], &RUNNER_ENV);
+        assert_eq!(code, Some(1));
+        validate(&r);
+        assert_eq!(
+            (r["score"].as_u64(), r["max-score"].as_u64()),
+            (Some(0), Some(100))
+        );
+        assert!(body.contains("todavía es todo!()"), "{body}");
+    }
+}
+
+#[test]
+fn a_missing_runner_variable_is_named_and_nothing_is_graded() {
+    for (missing, _) in &RUNNER_ENV[..7] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("result.json");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_grader"));
+        cmd.args(["--format", "classroom50", "--output"])
+            .arg(&out)
+            .env_remove("KIT_SEMILLA_SECRETA");
+        for (k, v) in RUNNER_ENV {
+            if k != *missing {
+                cmd.env(k, v);
+            } else {
+                cmd.env_remove(k);
+            }
+        }
+        let o = cmd.output().unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        let err = stderr(&o);
+        assert!(
+            err.starts_with(&format!(
+                "grader: --format classroom50: falta la variable de entorno {missing} "
+            )),
+            "{err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1);
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn the_declarative_tests_give_each_exercise_its_rubric_points() {
+    let dir = anidado::repo().join("autograder/classroom50");
+    if !dir.is_dir() {
+        return; // The student template has no autograder/.
+    }
+    let tests: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("tests.json")).unwrap()).unwrap();
+    assert_eq!(tests["schema"], "classroom50/tests/v1");
+    let rubric = grader::rubric::Rubric::kit().unwrap();
+    let list = tests["tests"].as_array().unwrap();
+    assert_eq!(list.len(), grader::verdict::Exercise::ALL.len());
+    for (t, exercise) in list.iter().zip(grader::verdict::Exercise::ALL) {
+        assert_eq!(t["type"], "run");
+        assert_eq!(
+            t["run"],
+            format!("cargo run -q -p grader -- --ejercicio {}", exercise.id())
+        );
+        let points = u32::try_from(t["points"].as_u64().unwrap()).unwrap();
+        assert_eq!(
+            grader::rubric::Points::whole(points),
+            rubric.listed_total(exercise.id()),
+            "points of {} in tests.json",
+            exercise.id()
+        );
+        let timeout = t["timeout"].as_u64().unwrap();
+        assert!((1..=600).contains(&timeout));
+    }
+    let runtime: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runtime.json")).unwrap()).unwrap();
+    assert_eq!(runtime, serde_json::json!({"rust": "stable"}));
+}
+
+/// `autograder.py` in `dir` with only `PATH`, `HOME` and the runner's
+/// variables (plus where Rust is installed).
+fn autograder_py(dir: &Path, path: &str) -> std::process::Output {
+    let mut cmd = Command::new("python3");
+    cmd.arg(anidado::repo().join("autograder/classroom50/autograder.py"))
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", std::env::var_os("HOME").unwrap());
+    for name in ["CARGO_HOME", "RUSTUP_HOME"] {
+        if let Some(v) = std::env::var_os(name) {
+            cmd.env(name, v);
+        }
+    }
+    for (k, v) in RUNNER_ENV {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn autograder_py_always_leaves_a_valid_result_and_exits_0() {
+    if !anidado::repo().join("autograder/classroom50").is_dir() {
+        return;
+    }
+    // Without cargo on the PATH the grader cannot run: a 0-score result.
+    let dir = tempfile::tempdir().unwrap();
+    let o = autograder_py(dir.path(), "/usr/bin:/bin");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap())
+            .unwrap();
+    validate(&r);
+    assert_eq!(r["score"], 0);
+    assert!(
+        r["tests"][0]["output"].as_str().unwrap().contains("cargo"),
+        "{r}"
+    );
+}
+
+#[test]
+#[ignore = "slow: builds the student template (cargo test -p grader --test classroom50 -- --ignored)"]
+fn autograder_py_grades_the_template_with_the_runners_environment() {
+    if !anidado::repo()
+        .join("scripts/plantilla-estudiante")
+        .is_file()
+    {
+        return; // The student template.
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("plantilla");
+    let st = Command::new(anidado::repo().join("scripts/plantilla-estudiante"))
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", stderr(&st));
+    // The shared nested build (the runner has no CARGO_TARGET_DIR).
+    std::os::unix::fs::symlink(anidado::target(), dir.join("target")).unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let cargo_dir = Path::new(&cargo)
+        .parent()
+        .map_or(String::new(), |p| p.display().to_string());
+    let path = format!("{cargo_dir}:/usr/local/bin:/usr/bin:/bin");
+    let o = autograder_py(&dir, &path);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
+    validate(&r);
+    assert_eq!(
+        (r["score"].as_u64(), r["max-score"].as_u64()),
+        (Some(0), Some(100))
+    );
+    assert!(dir.join("release-body.md").is_file());
+    for (name, code) in anidado::solved_files() {
+        std::fs::write(dir.join("exercises/src").join(name), code).unwrap();
+    }
+    let o = autograder_py(&dir, &path);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
+    validate(&r);
+    assert_eq!(
+        (r["score"].as_u64(), r["max-score"].as_u64()),
+        (Some(100), Some(100))
+    );
+}
