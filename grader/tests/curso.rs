@@ -326,9 +326,18 @@ fn a_class_graded_four_at_a_time_scores_as_each_alone_resumes_and_merges() {
     assert_eq!(estado("aborta"), "caida");
     assert_eq!(estado("stubs-2"), "calificada");
     assert_eq!(puntaje("stubs-2"), "0");
-    // #[path] into solutions/: the template has no solutions/, so no point.
-    assert_eq!(estado("path-a-solutions"), "no-compila");
-    assert_eq!(puntaje("path-a-solutions"), "0");
+    // #[path] into solutions/: the source policy refuses the client (no
+    // reference point, nothing of it compiled); the student's own server
+    // is graded as alone (36), the untouched reconciliation gets 0.
+    assert_eq!(estado("path-a-solutions"), "codigo-rechazado");
+    assert_eq!(puntaje("path-a-solutions"), "36");
+    assert_eq!(rows["path-a-solutions"][5], "0", "cliente");
+    let refused =
+        std::fs::read_to_string(salida.join("entregas/path-a-solutions/informe.txt")).unwrap();
+    assert!(
+        refused.contains("exercises/src/client.rs:") && refused.contains("usa #[path]"),
+        "{refused}"
+    );
     let informe = std::fs::read_to_string(salida.join("entregas/renombrada/results.json")).unwrap();
     assert!(informe.contains("client (1).rs"), "{informe}");
 
