@@ -134,7 +134,10 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     for t in tests {
         assert_eq!(t["status"], "failed");
         let out = t["output"].as_str().unwrap();
-        assert!(out.contains("no se pudo correr: tu código no compila"), "{out}");
+        assert!(
+            out.contains("no se pudo correr: tu código no compila"),
+            "{out}"
+        );
         assert!(!out.contains("--> exercises/src/"), "{out}");
     }
 

@@ -136,7 +136,9 @@ fn class(dir: &Path) {
             ("client.rs", path_into_solutions),
         ],
     );
-    // A client that kills its own process: the checks that reach it die.
+    // A client whose process dies (endless recursion overflows the stack;
+    // `std::process::abort` would be refused by the source policy): the
+    // checks that reach it die.
     repo_with(
         &dir.join("aborta"),
         &[
@@ -145,7 +147,7 @@ fn class(dir: &Path) {
                 "client.rs",
                 s["client.rs"].replace(
                     "let key = keys.new_key();",
-                    "if order.id.0 == 7 {\n        std::process::abort();\n    }\n    let key = keys.new_key();",
+                    "fn deeper(n: u64) -> u64 {\n        if n == u64::MAX { n } else { deeper(n + 1) + 1 }\n    }\n    if order.id.0 == 7 {\n        deeper(0);\n    }\n    let key = keys.new_key();",
                 ),
             ),
             ("reconciliation.rs", s["reconciliation.rs"].clone()),
@@ -312,11 +314,16 @@ fn a_class_graded_four_at_a_time_scores_as_each_alone_resumes_and_merges() {
     assert_eq!(rows.len(), 22);
     let estado = |n: &str| rows[n][1].clone();
     let puntaje = |n: &str| rows[n][2].clone();
+    let informe = |n: &str| {
+        std::fs::read_to_string(salida.join("entregas").join(n).join("informe.txt"))
+            .unwrap_or_default()
+    };
     for n in ["correcta-1", "correcta-4", "sueltos", "zipeada"] {
         assert_eq!(
             (estado(n), puntaje(n)),
             ("calificada".into(), "100".into()),
-            "{n}"
+            "{n}:\n{}",
+            informe(n)
         );
     }
     assert_eq!(estado("vacia"), "sin-archivos");

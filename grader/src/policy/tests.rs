@@ -408,8 +408,13 @@ fn a_cfg_may_only_test_the_unit_tests_and_the_profile() {
 #[test]
 fn what_the_exercises_need_is_not_refused() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // The student template has no solutions/.
     for dir in ["exercises/src", "solutions/src"] {
-        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            assert_eq!(dir, "solutions/src", "{dir} is missing");
+            continue;
+        };
+        for entry in entries {
             let path = entry.unwrap().path();
             let text = std::fs::read_to_string(&path).unwrap();
             assert_eq!(scan(&text), Ok(Vec::new()), "{}", path.display());

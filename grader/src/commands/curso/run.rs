@@ -129,9 +129,10 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
     let resumed = AtomicUsize::new(0);
     let timings: Mutex<Vec<(String, f64)>> = Mutex::new(Vec::new());
     let failure: Mutex<Option<String>> = Mutex::new(None);
+    let graded_now: Mutex<Vec<usize>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for slot in 0..jobs {
-            let (ctx, next, subs, progress, resumed, timings, failure) = (
+            let (ctx, next, subs, progress, resumed, timings, failure, graded_now) = (
                 &ctx,
                 &next,
                 &submissions,
@@ -139,6 +140,7 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
                 &resumed,
                 &timings,
                 &failure,
+                &graded_now,
             );
             let kit = work.path().join(format!("kit-{slot}"));
             scope.spawn(move || {
@@ -153,6 +155,8 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
                     let reused = ctx.one(sub, &kit, slot);
                     if reused {
                         resumed.fetch_add(1, Ordering::SeqCst);
+                    } else {
+                        graded_now.lock().unwrap_or_else(|e| e.into_inner()).push(i);
                     }
                     timings
                         .lock()
@@ -167,6 +171,30 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
     cleanup::unless_interrupted();
     if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return fail(&e);
+    }
+    // A check that timed out or whose process died while other submissions
+    // shared the machine may be the machine's doing, not the code's: each
+    // such submission is graded again alone, with every core, and that is
+    // its result (every figure the class gets is the one it gets alone).
+    if jobs > 1 {
+        let alone = Context {
+            check_workers: cores(),
+            ..ctx
+        };
+        let kit = work.path().join("kit-0");
+        let mut again = graded_now.into_inner().unwrap_or_else(|e| e.into_inner());
+        again.sort_unstable();
+        for i in again {
+            let sub = &submissions[i];
+            let dir = args.salida.join(SUBMISSIONS).join(&sub.name);
+            let shaky = Record::read(&dir)
+                .is_some_and(|r| matches!(r.estado, Status::TiempoAgotado | Status::Caida));
+            if shaky {
+                let _ = std::fs::remove_dir_all(&dir);
+                alone.one(sub, &kit, 0);
+            }
+        }
+        cleanup::unless_interrupted();
     }
     // Records of submissions no longer in ENTREGAS (or in this share) go.
     let keep: Vec<&str> = submissions.iter().map(|s| s.name.as_str()).collect();
