@@ -109,6 +109,7 @@ const TYPE_PROBES: &[&str] = &[
     "align_of_val",
     "type_name",
     "type_name_of_val",
+    "needs_drop",
 ];
 
 /// Attributes that place, export or link code, or name another file.
@@ -159,6 +160,11 @@ pub enum Kind {
     OtherStd,
     /// A `cfg` on the target, features or the like.
     BuildConfig,
+    /// A `macro_rules!` of the student's: its body is tokens that become
+    /// paths, macro calls and attributes only when it expands
+    /// (`$a::$b::$c` with `std env var`), which no reading of the source
+    /// can judge.
+    OwnMacro,
 }
 
 impl Kind {
@@ -176,6 +182,7 @@ impl Kind {
             Kind::HiddenPath => "un nombre que esconde qué se usa",
             Kind::OtherStd => "un módulo de std fuera de los permitidos",
             Kind::BuildConfig => "la configuración de la compilación",
+            Kind::OwnMacro => "una macro propia",
         }
     }
 
@@ -205,6 +212,9 @@ impl Kind {
                 "bastan sim, std::collections, std::fmt, std::cmp, los iteradores y los demás módulos permitidos (ver el README)"
             }
             Kind::BuildConfig => "su resultado no puede depender de dónde se compila",
+            Kind::OwnMacro => {
+                "una macro arma rutas y atributos que el juez solo vería al expandirla; escribe el código sin macro_rules! (una función sirve)"
+            }
         }
     }
 }
@@ -385,6 +395,20 @@ pub fn scan(text: &str) -> Result<Vec<Use>, String> {
         format!("línea {}, columna {}: {e}", at.line, at.column + 1)
     })?;
     let mut scan = Scan::default();
+    let inline_mod = file
+        .items
+        .iter()
+        .any(|i| matches!(i, syn::Item::Mod(m) if m.content.is_some() && !cfg_test(&m.attrs)));
+    if !inline_mod {
+        scan.own_fns = file
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                syn::Item::Fn(f) => Some(name(&f.sig.ident)),
+                _ => None,
+            })
+            .collect();
+    }
     scan.visit_file(&file);
     let mut uses = scan.uses;
     uses.sort();
@@ -425,7 +449,11 @@ fn joined(segs: &[Segment]) -> String {
 }
 
 /// The verdict on a path: what to show and why it is refused, or `None`.
-fn judge_path(segs: &[Segment], tail: Tail) -> Option<(String, Kind)> {
+fn judge_path(
+    segs: &[Segment],
+    tail: Tail,
+    own_fns: &std::collections::BTreeSet<String>,
+) -> Option<(String, Kind)> {
     let first = segs.first()?.0.as_str();
     let last = segs.last()?.0.as_str();
     let path = joined(segs);
@@ -434,7 +462,7 @@ fn judge_path(segs: &[Segment], tail: Tail) -> Option<(String, Kind)> {
     }
     if !ROOTS.contains(&first) {
         let probe = match tail {
-            Tail::Call => true,
+            Tail::Call => segs.len() > 1 || !own_fns.contains(last),
             Tail::End => segs.len() > 1,
             _ => false,
         };
@@ -460,7 +488,11 @@ fn judge_path(segs: &[Segment], tail: Tail) -> Option<(String, Kind)> {
     }
     if module == "mem" {
         let item = segs.get(2).map(|(s, _)| s.as_str());
-        if !item.is_some_and(|i| ALLOWED_IN_MEM.contains(&i)) {
+        // `use std::mem;` names the module: its items are judged where they
+        // are used (`mem::take` passes, `mem::size_of` is a type probe by
+        // its name wherever it comes from).
+        let the_module = item.is_none() && tail == Tail::End;
+        if !the_module && !item.is_some_and(|i| ALLOWED_IN_MEM.contains(&i)) {
             return Some((shown, Kind::Introspection));
         }
     }
@@ -497,6 +529,18 @@ fn judge_macro(name: &str) -> Option<Kind> {
 #[derive(Default)]
 struct Scan {
     uses: Vec<Use>,
+    /// The file's own top-level functions when the file has no inline
+    /// module (where a bare name would mean the prelude's again): a call of
+    /// one of them named like a [`TYPE_PROBES`] entry is the student's own.
+    own_fns: std::collections::BTreeSet<String>,
+}
+
+/// Whether `attrs` has `#[cfg(test)]`: the item is compiled only in the
+/// student's own `cargo test`, never into the harness.
+fn cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
+    })
 }
 
 impl Scan {
@@ -511,7 +555,7 @@ impl Scan {
     }
 
     fn path(&mut self, segs: &[Segment], tail: Tail, at: Span) {
-        if let Some((what, kind)) = judge_path(segs, tail) {
+        if let Some((what, kind)) = judge_path(segs, tail, &self.own_fns) {
             self.add(at, what, kind);
         }
     }
@@ -786,6 +830,14 @@ impl<'ast> Visit<'ast> for Scan {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if m.path.is_ident("macro_rules") {
+            self.add(
+                m.path.segments[0].ident.span(),
+                "macro_rules!",
+                Kind::OwnMacro,
+            );
+            return;
+        }
         // The macro's own path is judged as a macro name, not a module path.
         let segs = path_segments(&m.path);
         if let Some((_, at)) = segs.first() {
@@ -868,7 +920,30 @@ impl<'ast> Visit<'ast> for Scan {
         visit::visit_expr_unsafe(self, e);
     }
 
+    fn visit_item_macro(&mut self, i: &'ast syn::ItemMacro) {
+        match &i.ident {
+            Some(name) if i.mac.path.is_ident("macro_rules") => self.add(
+                i.mac.path.segments[0].ident.span(),
+                format!("macro_rules! {name}"),
+                Kind::OwnMacro,
+            ),
+            _ => visit::visit_item_macro(self, i),
+        }
+    }
+
     fn visit_item(&mut self, i: &'ast syn::Item) {
+        // Compiled only in the student's own `cargo test`, never into the
+        // harness the judge builds.
+        let test_only = match i {
+            syn::Item::Mod(m) => cfg_test(&m.attrs),
+            syn::Item::Fn(f) => cfg_test(&f.attrs),
+            syn::Item::Impl(m) => cfg_test(&m.attrs),
+            syn::Item::Use(u) => cfg_test(&u.attrs),
+            _ => false,
+        };
+        if test_only {
+            return;
+        }
         if let syn::Item::Verbatim(ts) = i {
             self.tokens(ts.clone(), &[]);
         }

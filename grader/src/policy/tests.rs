@@ -327,9 +327,23 @@ fn renames_globs_and_groups_do_not_hide_a_path() {
         short("use std::mem::{take, size_of};"),
         [format!("1:22: usa std::mem::size_of ({INTRO})")]
     );
+    // The module itself is fine: its items are judged where they are used.
     assert_eq!(
-        short("use std::mem;"),
-        [format!("1:10: usa std::mem ({INTRO})")]
+        short("use std::mem;\nfn f(v: &mut Vec<u8>) -> Vec<u8> { mem::take(v) }"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        short(
+            "use std::mem;\nfn f<P>() -> usize { mem::size_of::<P>() + mem::needs_drop::<P>() as usize }"
+        ),
+        [
+            format!("2:22: usa mem::size_of ({INTRO})"),
+            format!("2:44: usa mem::needs_drop ({INTRO})")
+        ]
+    );
+    assert_eq!(
+        short("use ::core::{mem::{self as m}};\nfn f<P>() -> usize { m::size_of::<P>() }"),
+        [format!("2:22: usa m::size_of ({INTRO})")]
     );
     assert_eq!(
         short("use std::mem::*;"),
@@ -345,19 +359,60 @@ fn renames_globs_and_groups_do_not_hide_a_path() {
     );
 }
 
+/// A macro of the student's own is refused whatever its body: a path,
+/// a macro call or an attribute built from its parameters exists only once
+/// it expands (the breaker's `$a::$b::$c` with `std fs write`).
+#[test]
+fn own_macros_are_refused() {
+    let own = "(una macro propia)";
+    assert_eq!(
+        short(
+            "macro_rules! p3 { ($a:ident $b:ident $c:ident) => { $a::$b::$c } }\nfn f() { let _ = p3!(std env args)(); }"
+        ),
+        [format!("1:1: usa macro_rules! p3 {own}")]
+    );
+    assert_eq!(
+        short("macro_rules! inc { ($m:ident) => { $m!(\"/etc/hostname\") } }"),
+        [format!("1:1: usa macro_rules! inc {own}")]
+    );
+    assert_eq!(
+        short(
+            "fn f() {\n    macro_rules! pm { ($a:ident) => { #[$a = \"/tmp/x.rs\"] mod evil; } }\n}"
+        ),
+        [format!("2:5: usa macro_rules! pm {own}")]
+    );
+}
+
+/// What only the student's own `cargo test` compiles is not judged; a
+/// function of the file's own named like a type probe is the student's.
+#[test]
+fn test_only_code_and_own_functions_are_not_refused() {
+    assert_eq!(
+        short(
+            "#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { let _ = std::time::Instant::now(); }\n}"
+        ),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        short("fn size_of(v: &[u64]) -> usize { v.len() }\nfn f() -> usize { size_of(&[1, 2]) }"),
+        Vec::<String>::new()
+    );
+    // With an inline module a bare name may mean the prelude's again.
+    assert_eq!(
+        short("fn size_of() -> usize { 0 }\nmod a { pub fn g<P>() -> usize { size_of::<P>() } }"),
+        [format!("2:34: usa size_of ({INTRO})")]
+    );
+}
+
 #[test]
 fn macro_bodies_are_scanned_token_by_token() {
-    assert_eq!(
-        short("macro_rules! m {\n    () => { ::std::process::exit(1) };\n}"),
-        [format!("2:15: usa std::process::exit ({SYSTEM})")]
-    );
     assert_eq!(
         short("fn f() { println!(\"{}\", std::env::var(\"X\").is_ok()); }"),
         [format!("1:25: usa std::env::var ({SYSTEM})")]
     );
     assert_eq!(
-        short("macro_rules! p { ($m:ident) => { std::$m::var(\"X\") } }"),
-        [format!("1:34: usa std::$… ({HIDDEN})")]
+        short("fn f() { m! { let _ = std::$m::var(\"X\"); } }"),
+        [format!("1:23: usa std::$… ({HIDDEN})")]
     );
     assert_eq!(
         short("fn f() { m! { use std::{collections::HashMap, env as e}; } }"),
