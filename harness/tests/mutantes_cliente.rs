@@ -274,7 +274,7 @@ mutant!(
         "cliente/se-detiene-en-la-primera-respuesta",
         ["cliente/se-detiene-en-la-primera-respuesta"],
         some_order_answered_early,
-        ["la respuesta llegó", "un cobro que nadie pidió"]
+        ["la respuesta del intento 1 llegó", "un cobro que nadie pidió"]
 );
 
 kit!(ClientOneAttemptTooMany {

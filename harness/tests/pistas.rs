@@ -22,8 +22,8 @@ use grader::variants::Plan;
 use grader::verdict::Exercise;
 use sim::clients::charge_with_key_per_attempt;
 use sim::{
-    ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, Order, OrderId,
-    Payments, Reconciliation,
+    ChargeId, ChargeOutcome, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, Order,
+    OrderId, Payments, Reconciliation,
 };
 use solutions::PaymentsServer;
 use support::mistakes::{
@@ -172,6 +172,22 @@ kit!(NeverRetriesKit {
     client: never_retries
 });
 
+client! {
+    /// Client: calls the server directly, never through the network (so no
+    /// response is ever lost), with one key.
+    fn skips_the_network(server, _network, keys, order, _max_attempts) {
+        let key = keys.new_key();
+        ChargeOutcome {
+            attempts: 1,
+            confirmed: Some(server.charge(key, order.id, order.amount)),
+        }
+    }
+}
+
+kit!(SkipsTheNetworkKit {
+    client: skips_the_network
+});
+
 // ------------------------------------------------------------ exercise 3
 
 fn reference(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
@@ -314,8 +330,16 @@ const MISTAKES: &[Mistake] = &[
         grade: support::grade_in_process::<NeverRetriesKit>,
         exercise: Exercise::Cliente,
         first: "",
-        must: &["reintent"],
-        must_not: &["key nueva"],
+        must: &["reintenta", "con la misma key"],
+        must_not: &["key nueva", "nadie pidió"],
+    },
+    Mistake {
+        what: "cliente: llama a server.charge sin pasar por la red",
+        grade: support::grade_in_process::<SkipsTheNetworkKit>,
+        exercise: Exercise::Cliente,
+        first: "",
+        must: &["network.send", "directamente"],
+        must_not: &["nadie pidió", "ledger"],
     },
     // Exercise 3.
     Mistake {

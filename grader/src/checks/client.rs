@@ -39,12 +39,15 @@ struct Run {
     outcome: ChargeOutcome,
     calls: Vec<Call>,
     issued: Vec<IdempotencyKey>,
+    /// Attempts that went through `network.send` (the calls that reached
+    /// the server another way are the difference).
+    sent: u64,
 }
 
 fn run_client(h: &dyn Execute, script: Vec<Delivery>, max_attempts: u32) -> Result<Run, Verdict> {
     let mut fleet = Fleet::scripted(vec![Money::from_dollars(500)], script, max_attempts);
     fleet.key_seed = 2;
-    let (orders, _) = runner::client(h, &fleet, None)?;
+    let (orders, sent) = runner::client(h, &fleet, None)?;
     let order = orders
         .into_iter()
         .next()
@@ -53,6 +56,7 @@ fn run_client(h: &dyn Execute, script: Vec<Delivery>, max_attempts: u32) -> Resu
         outcome: order.outcome,
         calls: order.calls().collect(),
         issued: order.keys_issued,
+        sent,
     })
 }
 
@@ -139,7 +143,7 @@ fn same_key(h: &dyn Execute) -> Result<(), Verdict> {
             return Err(Verdict::failed(
                 expected,
                 describe(&r),
-                key_hint(&keys, &r.issued, attempts),
+                around_the_network(&r).unwrap_or_else(|| key_hint(&keys, &r.issued, attempts)),
             ));
         }
     }
@@ -209,11 +213,57 @@ fn stops_at_first_response(h: &dyn Execute) -> Result<(), Verdict> {
                     "la respuesta del intento {n} llega → {n} intento(s), attempts={n}, confirmado con el resultado que llegó"
                 ),
                 describe(&r),
-                "la respuesta llegó: la operación terminó. Reintentar después de una respuesta entregada es enviar un cobro que nadie pidió; devuelve en cuanto network.send dé Some(resultado).",
+                stop_hint(&r, n, last_charge),
             ));
         }
     }
     Ok(())
+}
+
+/// When some calls reached the server without `network.send` (the network
+/// counts fewer attempts than the server got calls), that is what differs,
+/// whatever else does.
+fn around_the_network(r: &Run) -> Option<String> {
+    let calls = r.calls.len() as u64;
+    (r.sent < calls).then(|| format!(
+        "{} de las {calls} llamadas a charge no pasaron por network.send: tu cliente llamó al servidor directamente. Cada intento va por la red (network.send(server, key, order.id, order.amount)), que es donde la respuesta puede perderse.",
+        calls - r.sent
+    ))
+}
+
+/// What differs when a client does not stop at the first response that
+/// arrives (the `n`-th): the step the observation shows, not a guess.
+fn stop_hint(r: &Run, n: u32, last_charge: Option<sim::ChargeId>) -> String {
+    if let Some(hint) = around_the_network(r) {
+        return hint;
+    }
+    let calls = r.calls.len() as u64;
+    if calls > u64::from(n) {
+        return format!(
+            "la respuesta del intento {n} llegó y tu cliente envió {calls} intento(s): reintentar después de una respuesta entregada es enviar un cobro que nadie pidió; devuelve en cuanto network.send dé Some(resultado)."
+        );
+    }
+    if calls < u64::from(n) {
+        return format!(
+            "tu cliente envió {calls} intento(s) y se detuvo, pero la respuesta del intento {calls} se perdió (network.send dio None): con max_attempts=4 se reintenta con la misma key hasta que una respuesta llegue."
+        );
+    }
+    if r.outcome.attempts != n {
+        return format!(
+            "envió {n} intento(s) pero informó attempts={}: attempts cuenta las veces que llamaste a network.send.",
+            r.outcome.attempts
+        );
+    }
+    match r.outcome.confirmed {
+        None => format!(
+            "la respuesta del intento {n} llegó y tu cliente informó el cobro sin confirmar: devuelve confirmed: Some(resultado) con lo que dio network.send."
+        ),
+        Some(c) => format!(
+            "tu cliente confirmó {} y la respuesta que llegó fue {}: devuelve el resultado tal como lo dio network.send, sin armarlo ni buscarlo en otro lado.",
+            c.charge_id,
+            last_charge.map_or_else(|| "ninguna".to_string(), |id| id.to_string())
+        ),
+    }
 }
 
 /// The limits `gives_up` tries, in order: the lesson's 4, the edges 1 and
@@ -268,7 +318,7 @@ fn gives_up(h: &dyn Execute) -> Result<(), Verdict> {
                 "todas las respuestas se pierden, max_attempts={max} → {max} intento(s), attempts={max}, sin confirmar"
             ),
             describe(r),
-            hint,
+            around_the_network(r).unwrap_or(hint),
         ));
     }
     Ok(())
