@@ -31,8 +31,9 @@ pub const REQUIRED_ENV: [&str; 7] = [
 /// Optional: `individual` (the default) or `group`.
 pub const ASSIGNMENT_TYPE_ENV: &str = "ASSIGNMENT_TYPE";
 
-/// The identity of the submission, from the runner's environment.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The identity of the submission, from the runner's environment; its
+/// fields are `result.json`'s identity fields, in the schema's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Identity {
     /// `CLASSROOM`.
     pub classroom: String,
@@ -146,24 +147,9 @@ pub fn utc(secs: u64) -> String {
 pub struct Result50 {
     /// Always [`SCHEMA`].
     pub schema: &'static str,
-    /// The identity fields.
-    pub classroom: String,
-    /// See [`Identity`].
-    pub assignment: String,
-    /// See [`Identity`].
-    pub assignment_type: String,
-    /// See [`Identity`].
-    pub owner: String,
-    /// See [`Identity`].
-    pub submission: String,
-    /// See [`Identity`].
-    pub commit: String,
-    /// See [`Identity`].
-    pub release: String,
-    /// See [`Identity`].
-    pub review: String,
-    /// See [`Identity`].
-    pub datetime: String,
+    /// The identity fields, as the runner's environment gave them.
+    #[serde(flatten)]
+    pub identity: Identity,
     /// Whole points earned.
     pub score: u64,
     /// Whole points possible.
@@ -215,15 +201,7 @@ pub fn result(sheet: &Sheet, who: &Identity) -> Result50 {
     let tests: Vec<Test50> = sheet.rows.iter().map(|r| test(r, compiled)).collect();
     Result50 {
         schema: SCHEMA,
-        classroom: who.classroom.clone(),
-        assignment: who.assignment.clone(),
-        assignment_type: who.assignment_type.clone(),
-        owner: who.owner.clone(),
-        submission: who.submission.clone(),
-        commit: who.commit.clone(),
-        release: who.release.clone(),
-        review: who.review.clone(),
-        datetime: who.datetime.clone(),
+        identity: who.clone(),
         score: tests.iter().map(|t| t.score).sum(),
         max_score: tests.iter().map(|t| t.max_score).sum(),
         tests,

@@ -58,22 +58,13 @@ pub fn template(repo: &Path, dest: &Path) -> Result<(), String> {
 /// # Errors
 /// cp's message.
 pub fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
-    let out = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .output()
-        .map_err(|e| format!("no se pudo ejecutar cp: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "no se pudo copiar {} a {}: {}",
+    cp("-a", from, to).map_err(|e| {
+        format!(
+            "no se pudo copiar {} a {}: {e}",
             from.display(),
-            to.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
+            to.display()
+        )
+    })
 }
 
 /// Puts the template's stubs back into the copy at `kit` (a new file each,
@@ -85,21 +76,26 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
 pub fn reset_exercises(template: &Path, kit: &Path) -> Result<(), String> {
     let src = kit.join("exercises").join("src");
     let _ = std::fs::remove_dir_all(&src);
-    let from = template.join("exercises").join("src");
+    cp("-r", &template.join("exercises").join("src"), &src).map_err(|e| {
+        format!(
+            "no se pudieron restaurar los stubs en {}: {e}",
+            src.display()
+        )
+    })
+}
+
+/// `cp MODE from to`; cp's own message when it fails.
+fn cp(mode: &str, from: &Path, to: &Path) -> Result<(), String> {
     let out = Command::new("cp")
-        .arg("-r")
-        .arg(&from)
-        .arg(&src)
+        .arg(mode)
+        .arg(from)
+        .arg(to)
         .output()
         .map_err(|e| format!("no se pudo ejecutar cp: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "no se pudieron restaurar los stubs en {}: {}",
-            src.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
     }
 }
 
