@@ -285,6 +285,8 @@ fn gives_up(h: &dyn Execute) -> Result<(), Verdict> {
             continue;
         }
         let calls = r.calls.len();
+        // "1 intento", "2 intentos".
+        let intentos = if calls == 1 { "intento" } else { "intentos" };
         // Another, larger limit that stopped at the same count: a fixed cap.
         let capped = runs
             .iter()
@@ -292,11 +294,11 @@ fn gives_up(h: &dyn Execute) -> Result<(), Verdict> {
             .map(|(m, _)| *m);
         let hint = if calls > max as usize + 1 {
             format!(
-                "hizo {calls} intentos con max_attempts={max}: nunca se rindió, siguió reintentando mientras las respuestas se perdían (solo paró cuando la red dejó de perderlas). Cuenta los intentos y, con max_attempts perdidos, ríndete: el cobro queda sin confirmar."
+                "hizo {calls} {intentos} con max_attempts={max}: nunca se rindió, siguió reintentando mientras las respuestas se perdían (solo paró cuando la red dejó de perderlas). Cuenta los intentos y, con max_attempts perdidos, ríndete: el cobro queda sin confirmar."
             )
         } else if calls > max as usize {
             format!(
-                "hizo {calls} intentos con max_attempts={max}: un intento de más. Son hasta max_attempts intentos en total, contando el primero (como el `while attempts < max_attempts` de la lección 2)."
+                "hizo {calls} {intentos} con max_attempts={max}: un intento de más. Son hasta max_attempts intentos en total, contando el primero (como el `while attempts < max_attempts` de la lección 2)."
             )
         } else if r.outcome.confirmed.is_some() {
             format!(
@@ -304,11 +306,11 @@ fn gives_up(h: &dyn Execute) -> Result<(), Verdict> {
             )
         } else if let (true, Some(larger)) = (calls < max as usize, capped) {
             format!(
-                "hizo {calls} intentos con max_attempts={max}, y también {calls} con max_attempts={larger}: se rindió antes de tiempo, en un tope fijo de {calls} intentos que no es max_attempts. El límite es el max_attempts que recibes, sea cual sea, contando el primero."
+                "hizo {calls} {intentos} con max_attempts={max}, y también {calls} con max_attempts={larger}: se rindió antes de tiempo, en un tope fijo de {calls} {intentos} que no es max_attempts. El límite es el max_attempts que recibes, sea cual sea, contando el primero."
             )
         } else if calls < max as usize {
             format!(
-                "hizo {calls} intentos con max_attempts={max}: se rindió antes de tiempo. Son hasta max_attempts intentos en total, contando el primero."
+                "hizo {calls} {intentos} con max_attempts={max}: se rindió antes de tiempo. Son hasta max_attempts intentos en total, contando el primero."
             )
         } else {
             "al agotar los intentos, informa attempts == max_attempts y confirmed: None (el cobro queda sin confirmar, sin pánico).".to_string()
