@@ -278,11 +278,7 @@ fn autograder_py_grades_the_template_with_the_runners_environment() {
         .parent()
         .map_or(String::new(), |p| p.display().to_string());
     let path = format!("{cargo_dir}:/usr/local/bin:/usr/bin:/bin");
-    let o = autograder_py(&dir, &path);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
-    validate(&r);
+    let r = graded(&dir, &path);
     assert_eq!(
         (r["score"].as_u64(), r["max-score"].as_u64()),
         (Some(0), Some(100))
@@ -291,13 +287,20 @@ fn autograder_py_grades_the_template_with_the_runners_environment() {
     for (name, code) in anidado::solved_files() {
         std::fs::write(dir.join("exercises/src").join(name), code).unwrap();
     }
-    let o = autograder_py(&dir, &path);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
-    validate(&r);
+    let r = graded(&dir, &path);
     assert_eq!(
         (r["score"].as_u64(), r["max-score"].as_u64()),
         (Some(100), Some(100))
     );
+}
+
+/// Runs autograder.py in `dir` with `path` as the runner would: exit 0 and
+/// a `result.json` that keeps every rule of the schema, which it returns.
+fn graded(dir: &Path, path: &str) -> Value {
+    let o = autograder_py(dir, path);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
+    validate(&r);
+    r
 }
