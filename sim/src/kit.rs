@@ -8,8 +8,10 @@ use crate::network::Network;
 use crate::order::{ChargeOutcome, Order};
 use crate::payments::Payments;
 use crate::reconciliation::Reconciliation;
+use crate::shared::SharedPayments;
 
-/// Una implementación de los tres ejercicios.
+/// Una implementación de los ejercicios (los tres de la lección 2 y el
+/// bonus de la lección 4).
 pub trait Kit {
     /// El nombre del crate, para los mensajes (`"exercises"` o `"solutions"`).
     const CRATE: &'static str;
@@ -34,4 +36,10 @@ pub trait Kit {
     /// Ejercicio 3: reconcilia las órdenes de la intención (`orders`) contra
     /// el `ledger`.
     fn reconcile(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation;
+
+    /// El servidor compartido del ejercicio 4 (lección 4).
+    type AtomicServer: SharedPayments;
+
+    /// Ejercicio 4: un servidor compartido con el ledger y el store vacíos.
+    fn new_atomic_server() -> Self::AtomicServer;
 }

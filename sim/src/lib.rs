@@ -19,7 +19,9 @@ pub mod network;
 pub mod order;
 pub mod payments;
 pub mod reconciliation;
+pub mod shared;
 pub mod stream;
+pub mod sync;
 
 pub use fleet::{Fleet, LossSpec, OrdersSpec};
 pub use ids::{ChargeId, IdempotencyKey, OrderId};
@@ -31,4 +33,5 @@ pub use network::{Delivery, LossModel, Network};
 pub use order::{ChargeOutcome, Order};
 pub use payments::Payments;
 pub use reconciliation::Reconciliation;
+pub use shared::{ChargeError, ChargeRequest, KeyState, SharedPayments, SharedStore};
 pub use stream::{Stream, StreamKind};

@@ -192,6 +192,12 @@ macro_rules! kit {
             fn reconcile(orders: &[sim::Order], ledger: &[sim::LedgerEntry]) -> sim::Reconciliation {
                 $r(orders, ledger)
             }
+
+            type AtomicServer = solutions::AtomicPaymentsServer;
+
+            fn new_atomic_server() -> Self::AtomicServer {
+                solutions::AtomicPaymentsServer::new()
+            }
         }
     };
 }
