@@ -993,37 +993,5 @@ impl<'ast> Visit<'ast> for Scan {
     }
 }
 
-/// The stand-in that replaces a refused exercise's file when the judge
-/// compiles the others: the exercise's items with the kit's signatures and
-/// bodies that never run (a refused exercise's checks are not run). Nothing
-/// of the refused file is compiled.
-pub fn stub(exercise: Exercise) -> &'static str {
-    match exercise {
-        Exercise::Cobro => {
-            "//! Rechazado por la política de código del juez: no se compila.\n\
-             use sim::{ChargeResult, IdempotencyKey, LedgerEntry, Money, OrderId, Payments};\n\
-             #[derive(Debug, Default)]\n\
-             pub struct PaymentsServer;\n\
-             impl PaymentsServer {\n\
-             pub fn new(_idempotent: bool) -> PaymentsServer { PaymentsServer }\n\
-             }\n\
-             impl Payments for PaymentsServer {\n\
-             fn charge(&mut self, _key: IdempotencyKey, _order_id: OrderId, _amount: Money) -> ChargeResult { unimplemented!(\"rechazado\") }\n\
-             fn ledger(&self) -> &[LedgerEntry] { &[] }\n\
-             }\n"
-        }
-        Exercise::Cliente => {
-            "//! Rechazado por la política de código del juez: no se compila.\n\
-             use sim::{ChargeOutcome, KeySource, Network, Order, Payments};\n\
-             pub fn charge_order<P: Payments, K: KeySource>(_server: &mut P, _network: &mut Network, _keys: &mut K, _order: &Order, _max_attempts: u32) -> ChargeOutcome { unimplemented!(\"rechazado\") }\n"
-        }
-        Exercise::Reconciliacion => {
-            "//! Rechazado por la política de código del juez: no se compila.\n\
-             use sim::{LedgerEntry, Order, Reconciliation};\n\
-             pub fn reconcile(_orders: &[Order], _ledger: &[LedgerEntry]) -> Reconciliation { unimplemented!(\"rechazado\") }\n"
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests;

@@ -1,76 +1,9 @@
-//! What one check concluded, and the exercises checks belong to.
+//! What one check concluded, and the exercises checks belong to (re-exported
+//! from [`crate::catalog`], where they are listed).
 
 use serde::{Deserialize, Serialize};
 
-/// One of the three exercises.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Exercise {
-    /// Exercise 1: the idempotent `charge`.
-    Cobro,
-    /// Exercise 2: the key-per-operation client.
-    Cliente,
-    /// Exercise 3: the reconciliation metric.
-    Reconciliacion,
-}
-
-impl Exercise {
-    /// All three, in the order students work through them.
-    pub const ALL: [Exercise; 3] = [Exercise::Cobro, Exercise::Cliente, Exercise::Reconciliacion];
-
-    /// The name used on the command line and in check ids (`cobro`).
-    pub fn id(self) -> &'static str {
-        match self {
-            Exercise::Cobro => "cobro",
-            Exercise::Cliente => "cliente",
-            Exercise::Reconciliacion => "reconciliacion",
-        }
-    }
-
-    /// 1, 2 or 3.
-    pub fn number(self) -> u32 {
-        self as u32 + 1
-    }
-
-    /// The Spanish title shown in reports.
-    pub fn title(self) -> &'static str {
-        match self {
-            Exercise::Cobro => "El cobro idempotente (servidor de payments)",
-            Exercise::Cliente => "Una idempotency key por operación (cliente de orders)",
-            Exercise::Reconciliacion => "La reconciliación: intención contra ledger",
-        }
-    }
-
-    /// The student's file, relative to the repository root.
-    pub fn file(self) -> &'static str {
-        match self {
-            Exercise::Cobro => "exercises/src/payments_server.rs",
-            Exercise::Cliente => "exercises/src/client.rs",
-            Exercise::Reconciliacion => "exercises/src/reconciliation.rs",
-        }
-    }
-
-    /// The function the student fills in.
-    pub fn function(self) -> &'static str {
-        match self {
-            Exercise::Cobro => "PaymentsServer::charge",
-            Exercise::Cliente => "charge_order",
-            Exercise::Reconciliacion => "reconcile",
-        }
-    }
-
-    /// The exercise whose id is `id`, if any.
-    pub fn from_id(id: &str) -> Option<Exercise> {
-        Exercise::ALL.into_iter().find(|e| e.id() == id)
-    }
-
-    /// The exercise a source file belongs to (`…/client.rs` → Cliente).
-    pub fn from_file(file: &str) -> Option<Exercise> {
-        let path = file.split(':').next()?;
-        let base = path.rsplit(['/', '\\']).next()?;
-        Exercise::ALL.into_iter().find(|e| e.file().ends_with(base))
-    }
-}
+pub use crate::catalog::Exercise;
 
 /// A hint and the fixed check (its name within the exercise) whose rule it
 /// explains; `None` when the hint only says what differs.

@@ -15,13 +15,13 @@ use std::process::ExitCode;
 
 use crate::cli::Cli;
 use crate::fixture::FixtureError;
+use crate::paths;
 use crate::runner::build::{self, Implementation};
 use crate::runner::cleanup;
 use crate::runner::diagnostics::Cause;
 use crate::runner::process::{HarnessProcess, TimeLimits};
 use crate::runner::sandbox::Sandbox;
 use crate::verdict::Exercise;
-use crate::{paths, policy};
 
 /// The implementation the command line chooses.
 ///
@@ -66,8 +66,8 @@ pub fn harness(cli: &Cli, which: Implementation) -> Result<HarnessProcess, Cause
 
 /// As [`harness`], for the copy of the kit at `root` (`curso` builds one
 /// copy per submission), compiled without the files of the `refused`
-/// exercises (each replaced by [`policy::stub`]): nothing of refused code is
-/// compiled or run. With no refused exercise, the workspace at `root` is
+/// exercises (each replaced by its [`crate::checks::Module::refused_stub`]):
+/// nothing of refused code is compiled or run. With no refused exercise, the workspace at `root` is
 /// built in place.
 ///
 /// # Errors
@@ -83,7 +83,7 @@ pub fn harness_without(
     } else {
         let stubs: Vec<(&str, &str)> = refused
             .iter()
-            .map(|e| (e.file(), policy::stub(*e)))
+            .map(|e| (e.file(), crate::checks::module(*e).refused_stub))
             .collect();
         build::harness_without(root, which, &stubs).map_err(|cause| without(cause, refused))?
     };

@@ -62,18 +62,30 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use protocol::{Job, Observation};
 
 use crate::runner::Execute;
-use crate::verdict::{Exercise, Verdict};
+use crate::verdict::Verdict;
 
-/// Runs `exercise`'s family with `seed`.
+/// Exercise 1's family with `seed` ([`server::Server`]).
 ///
 /// # Errors
 /// As [`explore`].
-pub fn run(h: &dyn Execute, exercise: Exercise, seed: u64) -> Result<(), Verdict> {
-    match exercise {
-        Exercise::Cobro => explore(h, &server::Server, 1, seed, CASES),
-        Exercise::Cliente => explore(h, &client::Client, 2, seed, CASES),
-        Exercise::Reconciliacion => explore(h, &reconciliation::Reconcile, 3, seed, CASES),
-    }
+pub fn server(h: &dyn Execute, seed: u64) -> Result<(), Verdict> {
+    explore(h, &server::Server, 1, seed, CASES)
+}
+
+/// Exercise 2's family with `seed` ([`client::Client`]).
+///
+/// # Errors
+/// As [`explore`].
+pub fn client(h: &dyn Execute, seed: u64) -> Result<(), Verdict> {
+    explore(h, &client::Client, 2, seed, CASES)
+}
+
+/// Exercise 3's family with `seed` ([`reconciliation::Reconcile`]).
+///
+/// # Errors
+/// As [`explore`].
+pub fn reconciliation(h: &dyn Execute, seed: u64) -> Result<(), Verdict> {
+    explore(h, &reconciliation::Reconcile, 3, seed, CASES)
 }
 
 /// A positive amount in cents, as `sim::Money` and the exercises' doc
