@@ -510,7 +510,7 @@ visibilidad = "after_due_date"
         let cases = [
             (
                 MINIMAL.replace("reconciliacion = 1 }", "reconciliacion = 1, pago = 3 }"),
-                "rúbrica r.toml:7:56, campo `variantes.puntos`: campo desconocido `pago`; se permiten: `cobro`, `cliente`, `reconciliacion`",
+                "rúbrica r.toml:7:57, campo `variantes.puntos`: campo desconocido `pago`; se permiten: `cobro`, `cliente`, `reconciliacion`",
             ),
             (
                 MINIMAL.replace("cobro = 10, ", ""),

@@ -165,9 +165,29 @@ impl Sheet {
             })
     }
 
-    /// Points earned and possible in the whole run.
+    /// Points earned and possible in the whole run, over the exercises of
+    /// the course's pool (a bonus exercise's are in [`Sheet::bonus`]).
     pub fn total(&self) -> (Points, Points) {
-        Sheet::points_of(&self.rows)
+        Sheet::points_of(self.rows.iter().filter(|r| !r.check.exercise.bonus()))
+    }
+
+    /// Points earned and possible over the bonus exercises' checks, when the
+    /// run graded any ([`crate::catalog::Pool::Bonus`]).
+    pub fn bonus(&self) -> Option<(Points, Points)> {
+        let mut rows = self
+            .rows
+            .iter()
+            .filter(|r| r.check.exercise.bonus())
+            .peekable();
+        rows.peek()?;
+        Some(Sheet::points_of(rows))
+    }
+
+    /// Every point earned, the bonus included (what a platform's total
+    /// score is: Gradescope takes a score above the maximum as extra
+    /// credit).
+    pub fn earned(&self) -> Points {
+        Sheet::points_of(&self.rows).0
     }
 
     /// Checks passed and checks run.
@@ -220,14 +240,19 @@ impl Sheet {
 
     /// The score line every format ends with:
     /// `Puntaje: 42/100 puntos (7/34 verificaciones)`, or
-    /// `Puntaje: 0/100 puntos (no compila)`.
+    /// `Puntaje: 0/100 puntos (no compila)`; with a bonus exercise graded,
+    /// its points apart: `Puntaje: 100/100 puntos · bonus 0/20 (40/46
+    /// verificaciones)`.
     pub fn score_line(&self) -> String {
         let (points, max) = self.total();
+        let bonus = self
+            .bonus()
+            .map_or(String::new(), |(p, m)| format!(" · bonus {p}/{m}"));
         if self.compile_errors().is_some() {
-            return format!("Puntaje: {points}/{max} puntos (no compila)");
+            return format!("Puntaje: {points}/{max} puntos{bonus} (no compila)");
         }
         let (passed, total) = self.passed();
-        format!("Puntaje: {points}/{max} puntos ({passed}/{total} verificaciones)")
+        format!("Puntaje: {points}/{max} puntos{bonus} ({passed}/{total} verificaciones)")
     }
 
     /// The line about hidden variants, if any were graded.

@@ -216,7 +216,8 @@ fn next_step(sheet: &Sheet, e: Exercise, hint: bool) -> String {
                 if next.number() > e.number() { 'n' } else { 'p' }
             ),
             View::Fleet => format!(
-                "{GREEN}Los tres ejercicios pasan.{RESET} `n` muestra tu flota de la lección."
+                "{GREEN}Los {} ejercicios pasan.{RESET} `n` muestra tu flota de la lección.",
+                crate::catalog::count_in_words()
             ),
         },
     }
@@ -252,12 +253,13 @@ fn hint_of(sheet: &Sheet, e: Exercise) -> String {
     )
 }
 
-/// All three pass: the lesson's table with the student's code and the
+/// Every exercise passes: the lesson's table with the student's code and the
 /// `comparar` line.
 fn fleet_block(out: &mut String, fleet: &Fleet) {
     let _ = writeln!(
         out,
-        "\n{GREEN}¡Los tres ejercicios pasan!{RESET} La flota de la lección con tu código (escenario {}):\n",
+        "\n{GREEN}¡Los {} ejercicios pasan!{RESET} La flota de la lección con tu código (escenario {}):\n",
+        crate::catalog::count_in_words(),
         fleet.name
     );
     match &fleet.table {
