@@ -4,13 +4,16 @@
 //! no grade: the judge (`grader`) compares what it observed with the oracle.
 
 mod catch;
+mod charges;
+mod reconcile;
 mod record;
 mod trace;
+mod world;
 
 use std::io::{Read, Write};
 
-use protocol::{Answer, ClientKind, Job, Observation, WorldRun};
-use sim::{Kit, Payments, clients};
+use protocol::{Answer, Job, Observation};
+use sim::Kit;
 
 pub use catch::catch;
 
@@ -58,103 +61,26 @@ pub fn answer_caught<K: Kit>(job: &Job) -> Answer {
     catch(|| answer::<K>(job))
 }
 
-/// Runs `job` against `K` in this process (panics propagate).
+/// Runs `job` against `K` in this process (panics propagate): each
+/// exercise's jobs are answered by its own module ([`charges`] for
+/// exercise 1, [`record`] for exercise 2, [`reconcile`] for exercise 3),
+/// the lesson's worlds by [`world`] and [`trace`].
 pub fn answer<K: Kit>(job: &Job) -> Observation {
     match job {
-        Job::Charges { idempotent, calls } => {
-            let mut server = K::new_server(*idempotent);
-            let answers = calls
-                .iter()
-                .map(|c| protocol::Answered {
-                    result: server.charge(c.key, c.order_id, c.amount),
-                    rows: server.ledger().len(),
-                })
-                .collect();
-            Observation::Charges {
-                answers,
-                ledger: server.ledger().to_vec(),
-            }
-        }
+        Job::Charges { idempotent, calls } => charges::charges::<K>(*idempotent, calls),
         Job::Client { fleet, orders } => record::client::<K>(fleet, orders.as_deref()),
-        Job::Reconcile { orders, ledger } => Observation::Reconciled(K::reconcile(orders, ledger)),
-        Job::ReconcileFleet { fleet, idempotent } => {
-            let orders = fleet.orders();
-            let ledger = protocol::lesson::ledger(fleet, &orders, *idempotent);
-            Observation::Reconciled(K::reconcile(&orders, &ledger))
-        }
+        Job::Reconcile { orders, ledger } => reconcile::reconcile::<K>(orders, ledger),
+        Job::ReconcileFleet { fleet, idempotent } => reconcile::fleet::<K>(fleet, *idempotent),
         Job::World {
             fleet,
             idempotent,
             client,
             reconcile,
-        } => Observation::World(world::<K>(fleet, *idempotent, *client, *reconcile)),
+        } => Observation::World(world::world::<K>(fleet, *idempotent, *client, *reconcile)),
         Job::Trace {
             fleet,
             idempotent,
             client,
         } => Observation::Trace(trace::world::<K>(fleet, *idempotent, *client)),
-    }
-}
-
-/// One world of `fleet` with `K`'s server and the chosen client.
-fn world<K: Kit>(
-    fleet: &sim::Fleet,
-    idempotent: bool,
-    client: ClientKind,
-    reconcile: bool,
-) -> WorldRun {
-    let orders = fleet.orders();
-    let mut server = K::new_server(idempotent);
-    let mut network = fleet.network();
-    let mut keys = fleet.keys();
-    let max = fleet.max_attempts;
-    let mut unconfirmed = 0;
-    for order in &orders {
-        let outcome =
-            charge_one::<K, _, _>(client, &mut server, &mut network, &mut keys, order, max);
-        unconfirmed += u64::from(outcome.confirmed.is_none());
-    }
-    figures::<K>(
-        &orders,
-        server.ledger(),
-        network.attempts(),
-        unconfirmed,
-        reconcile,
-    )
-}
-
-/// The chosen client charges one order.
-fn charge_one<K: Kit, P: Payments, S: sim::KeySource>(
-    client: ClientKind,
-    server: &mut P,
-    network: &mut sim::Network,
-    keys: &mut S,
-    order: &sim::Order,
-    max: u32,
-) -> sim::ChargeOutcome {
-    match client {
-        ClientKind::Lesson => record::lesson_client(server, network, keys, order, max),
-        ClientKind::Implementation => K::charge_order(server, network, keys, order, max),
-        ClientKind::KeyPerAttempt => {
-            clients::charge_with_key_per_attempt(server, network, keys, order, max)
-        }
-    }
-}
-
-/// A world's figures from its ledger, reconciled with `K`'s exercise 3 when
-/// `reconcile`.
-fn figures<K: Kit>(
-    orders: &[sim::Order],
-    ledger: &[sim::LedgerEntry],
-    attempts: u64,
-    unconfirmed: u64,
-    reconcile: bool,
-) -> WorldRun {
-    WorldRun {
-        attempts,
-        executions: ledger.len() as u64,
-        charged: ledger.iter().map(|r| r.amount).sum(),
-        unconfirmed,
-        reconciliation: reconcile.then(|| K::reconcile(orders, ledger)),
     }
 }

@@ -275,14 +275,12 @@ fn progress(sheet: &Sheet) -> String {
         )
     } else {
         let names: Vec<&str> = graded.iter().map(|e| e.id()).collect();
-        let course = graded
-            .iter()
-            .any(|e| !e.bonus())
-            .then(|| {
-                let (points, max) = sheet.total();
-                format!(" · {points}/{max} de los 100 puntos del kit")
-            })
-            .unwrap_or_default();
+        let course = if graded.iter().any(|e| !e.bonus()) {
+            let (points, max) = sheet.total();
+            format!(" · {points}/{max} de los 100 puntos del kit")
+        } else {
+            String::new()
+        };
         let bonus = sheet
             .bonus()
             .map_or(String::new(), |(p, m)| format!(" · bonus {p}/{m}"));
