@@ -161,6 +161,19 @@ impl Exercise {
         self.entry().pool == Pool::Bonus
     }
 
+    /// Whether its checks need the harness's second build (the schedule
+    /// explorer's, [`Entry::explorer_build`]).
+    pub fn explorer_build(self) -> bool {
+        self.entry().explorer_build
+    }
+
+    /// Whether grading `exercises` needs the harness's second build: only
+    /// when one of them asks for it, so that a run without such an
+    /// exercise never pays for it.
+    pub fn any_needs_explorer(exercises: &[Exercise]) -> bool {
+        exercises.iter().any(|e| e.explorer_build())
+    }
+
     /// The exercise whose id is `id`, if any.
     pub fn from_id(id: &str) -> Option<Exercise> {
         Exercise::ALL.into_iter().find(|e| e.id() == id)
@@ -269,6 +282,13 @@ mod tests {
         assert_eq!(Exercise::Cliente.number(), 2);
         assert_eq!(Exercise::Reconciliacion.function(), "reconcile");
         assert_eq!(Exercise::ALL.len(), COUNT);
+    }
+
+    #[test]
+    fn no_exercise_of_lesson_2_needs_the_second_build() {
+        assert!(!Exercise::any_needs_explorer(&Exercise::ALL));
+        assert!(!Exercise::any_needs_explorer(&[]));
+        assert!(Exercise::ALL.iter().all(|e| !e.bonus()));
     }
 
     #[test]

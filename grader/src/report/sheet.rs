@@ -244,15 +244,8 @@ impl Sheet {
     /// its points apart: `Puntaje: 100/100 puntos · bonus 0/20 (40/46
     /// verificaciones)`.
     pub fn score_line(&self) -> String {
-        let (points, max) = self.total();
-        let bonus = self
-            .bonus()
-            .map_or(String::new(), |(p, m)| format!(" · bonus {p}/{m}"));
-        if self.compile_errors().is_some() {
-            return format!("Puntaje: {points}/{max} puntos{bonus} (no compila)");
-        }
-        let (passed, total) = self.passed();
-        format!("Puntaje: {points}/{max} puntos{bonus} ({passed}/{total} verificaciones)")
+        let checks = self.compile_errors().is_none().then(|| self.passed());
+        score_text(self.total(), self.bonus(), checks)
     }
 
     /// The line about hidden variants, if any were graded.
@@ -268,5 +261,44 @@ impl Sheet {
                 self.variants
             )
         })
+    }
+}
+
+/// The score line of [`Sheet::score_line`]: the course's points, the bonus
+/// pool's when one was graded, and the checks passed of those run (`None`
+/// when the code did not compile).
+fn score_text(
+    (points, max): (Points, Points),
+    bonus: Option<(Points, Points)>,
+    checks: Option<(usize, usize)>,
+) -> String {
+    let bonus = bonus.map_or(String::new(), |(p, m)| format!(" · bonus {p}/{m}"));
+    match checks {
+        Some((passed, total)) => {
+            format!("Puntaje: {points}/{max} puntos{bonus} ({passed}/{total} verificaciones)")
+        }
+        None => format!("Puntaje: {points}/{max} puntos{bonus} (no compila)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bonus_pool_is_shown_apart_from_the_100() {
+        let w = Points::whole;
+        assert_eq!(
+            score_text((w(42), w(100)), None, Some((7, 34))),
+            "Puntaje: 42/100 puntos (7/34 verificaciones)"
+        );
+        assert_eq!(
+            score_text((w(100), w(100)), Some((w(0), w(20))), Some((40, 46))),
+            "Puntaje: 100/100 puntos · bonus 0/20 (40/46 verificaciones)"
+        );
+        assert_eq!(
+            score_text((w(0), w(100)), Some((w(0), w(20))), None),
+            "Puntaje: 0/100 puntos · bonus 0/20 (no compila)"
+        );
     }
 }
