@@ -289,13 +289,22 @@ pub fn line(shown: &str, u: &Use, exercise: Option<Exercise>) -> String {
         Some(e) => format!("el ejercicio {} no lo necesita", e.number()),
         None => "ningún ejercicio lo necesita".to_string(),
     };
+    // An exercise may say its own why for a kind of use (exercise 4 names
+    // the world's locks where the others say they are sequential).
+    let own = exercise.and_then(|e| {
+        crate::checks::module(e)
+            .policy_reasons
+            .iter()
+            .find(|(label, _)| *label == u.kind.label())
+            .map(|(_, why)| *why)
+    });
     format!(
         "{shown}:{}:{}: usa {} ({}): {who}; {}",
         u.line,
         u.column,
         u.what,
         u.kind.label(),
-        u.kind.reason()
+        own.unwrap_or_else(|| u.kind.reason())
     )
 }
 

@@ -219,8 +219,9 @@ struct RawEntry {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawVariants {
-    /// One pool per exercise of [`crate::catalog`], by id; every one is
-    /// required and no other is allowed (checked after parsing).
+    /// One pool per exercise of [`crate::catalog`], by id; required for
+    /// the course's exercises, 0 when a bonus exercise's is left out, and
+    /// no other id is allowed (checked after parsing).
     puntos: Spanned<BTreeMap<Spanned<String>, i64>>,
     visibilidad: Visibility,
 }
@@ -331,9 +332,12 @@ impl Rubric {
             .map(|(id, n)| (id.get_ref().as_str(), *n))
             .collect();
         let mut variant_pools = BTreeMap::new();
-        for exercise in catalog::ids() {
+        for e in crate::verdict::Exercise::ALL {
+            let exercise = e.id();
             let field = format!("variantes.puntos.{exercise}");
-            let Some(&n) = by_id.get(exercise) else {
+            // A bonus exercise's pool may be left out: 0.
+            let n = by_id.get(exercise).copied().or(e.bonus().then_some(0));
+            let Some(n) = n else {
                 return Err(RubricError {
                     position: at(pools.span()),
                     ..err(

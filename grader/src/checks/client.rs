@@ -37,6 +37,7 @@ pub const MODULE: crate::checks::Module = crate::checks::Module {
     model: Some(crate::checks::model::client),
     scenario: Some(crate::checks::scenario::client),
     refused_stub: REFUSED_STUB,
+    policy_reasons: &[],
 };
 
 /// The stand-in for a refused `client.rs` ([`crate::checks::Module::refused_stub`]).

@@ -41,6 +41,10 @@ pub struct Module {
     /// the source policy refuses it: the exercise's items with the kit's
     /// signatures and bodies that never run.
     pub refused_stub: &'static str,
+    /// The exercise's own reason for refusing a kind of use, by the kind's
+    /// label in [`crate::policy`] (`hilos o sincronización`), where the
+    /// general reason does not fit it; empty for the general reasons.
+    pub policy_reasons: &'static [(&'static str, &'static str)],
 }
 
 /// Every exercise's checks, in catalog order.

@@ -39,6 +39,7 @@ pub const MODULE: crate::checks::Module = crate::checks::Module {
     model: Some(crate::checks::model::reconciliation),
     scenario: Some(crate::checks::scenario::reconciliation),
     refused_stub: REFUSED_STUB,
+    policy_reasons: &[],
 };
 
 /// The stand-in for a refused `reconciliation.rs` ([`crate::checks::Module::refused_stub`]).

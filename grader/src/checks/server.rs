@@ -45,6 +45,7 @@ pub const MODULE: crate::checks::Module = crate::checks::Module {
     model: Some(crate::checks::model::server),
     scenario: Some(crate::checks::scenario::server),
     refused_stub: REFUSED_STUB,
+    policy_reasons: &[],
 };
 
 /// The stand-in for a refused `payments_server.rs` ([`crate::checks::Module::refused_stub`]).

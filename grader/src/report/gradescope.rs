@@ -82,7 +82,7 @@ pub fn results(sheet: &Sheet) -> Results {
         ),
     }
     Results {
-        score: sheet.earned(),
+        score: sheet.total().0,
         execution_time: sheet.elapsed_secs,
         output,
         output_format: "text",

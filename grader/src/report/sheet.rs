@@ -165,29 +165,9 @@ impl Sheet {
             })
     }
 
-    /// Points earned and possible in the whole run, over the exercises of
-    /// the course's pool (a bonus exercise's are in [`Sheet::bonus`]).
+    /// Points earned and possible in the whole run.
     pub fn total(&self) -> (Points, Points) {
-        Sheet::points_of(self.rows.iter().filter(|r| !r.check.exercise.bonus()))
-    }
-
-    /// Points earned and possible over the bonus exercises' checks, when the
-    /// run graded any ([`crate::catalog::Pool::Bonus`]).
-    pub fn bonus(&self) -> Option<(Points, Points)> {
-        let mut rows = self
-            .rows
-            .iter()
-            .filter(|r| r.check.exercise.bonus())
-            .peekable();
-        rows.peek()?;
-        Some(Sheet::points_of(rows))
-    }
-
-    /// Every point earned, the bonus included (what a platform's total
-    /// score is: Gradescope takes a score above the maximum as extra
-    /// credit).
-    pub fn earned(&self) -> Points {
-        Sheet::points_of(&self.rows).0
+        Sheet::points_of(&self.rows)
     }
 
     /// Checks passed and checks run.
@@ -240,12 +220,14 @@ impl Sheet {
 
     /// The score line every format ends with:
     /// `Puntaje: 42/100 puntos (7/34 verificaciones)`, or
-    /// `Puntaje: 0/100 puntos (no compila)`; with a bonus exercise graded,
-    /// its points apart: `Puntaje: 100/100 puntos · bonus 0/20 (40/46
-    /// verificaciones)`.
+    /// `Puntaje: 0/100 puntos (no compila)`.
     pub fn score_line(&self) -> String {
-        let checks = self.compile_errors().is_none().then(|| self.passed());
-        score_text(self.total(), self.bonus(), checks)
+        let (points, max) = self.total();
+        if self.compile_errors().is_some() {
+            return format!("Puntaje: {points}/{max} puntos (no compila)");
+        }
+        let (passed, total) = self.passed();
+        format!("Puntaje: {points}/{max} puntos ({passed}/{total} verificaciones)")
     }
 
     /// The line about hidden variants, if any were graded.
@@ -261,44 +243,5 @@ impl Sheet {
                 self.variants
             )
         })
-    }
-}
-
-/// The score line of [`Sheet::score_line`]: the course's points, the bonus
-/// pool's when one was graded, and the checks passed of those run (`None`
-/// when the code did not compile).
-fn score_text(
-    (points, max): (Points, Points),
-    bonus: Option<(Points, Points)>,
-    checks: Option<(usize, usize)>,
-) -> String {
-    let bonus = bonus.map_or(String::new(), |(p, m)| format!(" · bonus {p}/{m}"));
-    match checks {
-        Some((passed, total)) => {
-            format!("Puntaje: {points}/{max} puntos{bonus} ({passed}/{total} verificaciones)")
-        }
-        None => format!("Puntaje: {points}/{max} puntos{bonus} (no compila)"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_bonus_pool_is_shown_apart_from_the_100() {
-        let w = Points::whole;
-        assert_eq!(
-            score_text((w(42), w(100)), None, Some((7, 34))),
-            "Puntaje: 42/100 puntos (7/34 verificaciones)"
-        );
-        assert_eq!(
-            score_text((w(100), w(100)), Some((w(0), w(20))), Some((40, 46))),
-            "Puntaje: 100/100 puntos · bonus 0/20 (40/46 verificaciones)"
-        );
-        assert_eq!(
-            score_text((w(0), w(100)), Some((w(0), w(20))), None),
-            "Puntaje: 0/100 puntos · bonus 0/20 (no compila)"
-        );
     }
 }

@@ -260,31 +260,21 @@ fn progress(sheet: &Sheet) -> String {
         return "Progreso: tu código no compila · siguiente: corrige el primer error del compilador (arriba) y vuelve a correr `cargo run -p grader`".to_string();
     }
     let graded = sheet.exercises();
-    let everything = graded.len() == Exercise::ALL.len();
     let done: Vec<Exercise> = graded
         .iter()
         .copied()
         .filter(|e| exercise_done(sheet, *e))
         .collect();
     let next = graded.iter().find(|e| !done.contains(e));
-    let head = if everything {
-        format!(
-            "Progreso: {}/{} ejercicios",
-            done.len(),
-            Exercise::ALL.len()
-        )
+    let head = if graded.len() == Exercise::ALL.len() {
+        format!("Progreso: {}/3 ejercicios", done.len())
     } else {
+        let (points, max) = sheet.total();
         let names: Vec<&str> = graded.iter().map(|e| e.id()).collect();
-        let course = if graded.iter().any(|e| !e.bonus()) {
-            let (points, max) = sheet.total();
-            format!(" · {points}/{max} de los 100 puntos del kit")
-        } else {
-            String::new()
-        };
-        let bonus = sheet
-            .bonus()
-            .map_or(String::new(), |(p, m)| format!(" · bonus {p}/{m}"));
-        format!("Progreso: {}{course}{bonus}", names.join(", "))
+        format!(
+            "Progreso: {} · {points}/{max} de los 100 puntos del kit",
+            names.join(", ")
+        )
     };
     match next {
         Some(e) => format!(
@@ -293,10 +283,10 @@ fn progress(sheet: &Sheet) -> String {
             e.file(),
             e.function()
         ),
-        None if everything && sheet.target == "solutions" => {
+        None if graded.len() == Exercise::ALL.len() && sheet.target == "solutions" => {
             format!("{head} · la referencia pasa todo")
         }
-        None if everything => format!(
+        None if graded.len() == Exercise::ALL.len() => format!(
             "{head} · ¡listo! Mira tu flota: `cargo run -p grader -- escenario flota-1000`, `comparar` y el ledger orden por orden con `ver --html ledger.html`"
         ),
         None => {
@@ -307,9 +297,8 @@ fn progress(sheet: &Sheet) -> String {
                 .collect();
             // The others were not graded: whether they pass is not known.
             format!(
-                "{head} · {} no se verificaron en esta corrida: `cargo run -p grader` verifica los {}",
-                crate::catalog::listed(&rest, "y"),
-                crate::catalog::count_in_words()
+                "{head} · {} no se verificaron en esta corrida: `cargo run -p grader` verifica los tres",
+                rest.join(" y ")
             )
         }
     }
