@@ -34,7 +34,7 @@ pub const MODULE: crate::checks::Module = crate::checks::Module {
     id: "cliente",
     fixed: CHECKS,
     run_fixed: run,
-    model: Some(crate::checks::model::client),
+    model: Some(crate::checks::model::client::run),
     scenario: Some(crate::checks::scenario::client),
     refused_stub: REFUSED_STUB,
     policy_reasons: &[],

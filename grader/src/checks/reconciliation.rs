@@ -36,7 +36,7 @@ pub const MODULE: crate::checks::Module = crate::checks::Module {
     id: "reconciliacion",
     fixed: CHECKS,
     run_fixed: run,
-    model: Some(crate::checks::model::reconciliation),
+    model: Some(crate::checks::model::reconciliation::run),
     scenario: Some(crate::checks::scenario::reconciliation),
     refused_stub: REFUSED_STUB,
     policy_reasons: &[],

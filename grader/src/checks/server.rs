@@ -42,7 +42,7 @@ pub const MODULE: crate::checks::Module = crate::checks::Module {
     id: "cobro",
     fixed: CHECKS,
     run_fixed: run,
-    model: Some(crate::checks::model::server),
+    model: Some(crate::checks::model::server::run),
     scenario: Some(crate::checks::scenario::server),
     refused_stub: REFUSED_STUB,
     policy_reasons: &[],

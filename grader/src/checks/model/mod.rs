@@ -64,30 +64,6 @@ use protocol::{Job, Observation};
 use crate::runner::Execute;
 use crate::verdict::Verdict;
 
-/// Exercise 1's family with `seed` ([`server::Server`]).
-///
-/// # Errors
-/// As [`explore`].
-pub fn server(h: &dyn Execute, seed: u64) -> Result<(), Verdict> {
-    explore(h, &server::Server, 1, seed, CASES)
-}
-
-/// Exercise 2's family with `seed` ([`client::Client`]).
-///
-/// # Errors
-/// As [`explore`].
-pub fn client(h: &dyn Execute, seed: u64) -> Result<(), Verdict> {
-    explore(h, &client::Client, 2, seed, CASES)
-}
-
-/// Exercise 3's family with `seed` ([`reconciliation::Reconcile`]).
-///
-/// # Errors
-/// As [`explore`].
-pub fn reconciliation(h: &dyn Execute, seed: u64) -> Result<(), Verdict> {
-    explore(h, &reconciliation::Reconcile, 3, seed, CASES)
-}
-
 /// A positive amount in cents, as `sim::Money` and the exercises' doc
 /// comments allow it (an order's amount is positive; `Money` is an `i64` of
 /// cents): whole dollars (most, like the fixtures), one cent, any cents,
