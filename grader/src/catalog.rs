@@ -231,12 +231,22 @@ pub fn listed(items: &[&str], conjunction: &str) -> String {
 /// `tres`: how many exercises the kit has, in Spanish words (for "los tres
 /// ejercicios"); digits past ten.
 pub fn count_in_words() -> String {
+    in_words(COUNT)
+}
+
+/// How many exercises count in the course's 100 points, in Spanish words
+/// (`tres`: "los tres ejercicios pasan", the bonus apart).
+pub fn course_count_in_words() -> String {
+    in_words(ENTRIES.iter().filter(|e| e.pool == Pool::Course).count())
+}
+
+fn in_words(n: usize) -> String {
     const WORDS: [&str; 11] = [
         "cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve", "diez",
     ];
     WORDS
-        .get(COUNT)
-        .map_or_else(|| COUNT.to_string(), |w| (*w).to_string())
+        .get(n)
+        .map_or_else(|| n.to_string(), |w| (*w).to_string())
 }
 
 /// The README's table of exercises, as it must read (a test keeps the
@@ -324,6 +334,7 @@ mod tests {
         assert_eq!(listed(&ids(), "o"), "cobro, cliente o reconciliacion");
         assert_eq!(listed(&["cobro"], "y"), "cobro");
         assert_eq!(count_in_words(), "tres");
+        assert_eq!(course_count_in_words(), "tres");
     }
 
     #[test]

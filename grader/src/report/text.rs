@@ -267,7 +267,11 @@ fn progress(sheet: &Sheet) -> String {
         .collect();
     let next = graded.iter().find(|e| !done.contains(e));
     let head = if graded.len() == Exercise::ALL.len() {
-        format!("Progreso: {}/3 ejercicios", done.len())
+        format!(
+            "Progreso: {}/{} ejercicios",
+            done.len(),
+            Exercise::ALL.len()
+        )
     } else {
         let (points, max) = sheet.total();
         let names: Vec<&str> = graded.iter().map(|e| e.id()).collect();
@@ -297,8 +301,9 @@ fn progress(sheet: &Sheet) -> String {
                 .collect();
             // The others were not graded: whether they pass is not known.
             format!(
-                "{head} · {} no se verificaron en esta corrida: `cargo run -p grader` verifica los tres",
-                rest.join(" y ")
+                "{head} · {} no se verificaron en esta corrida: `cargo run -p grader` verifica los {}",
+                crate::catalog::listed(&rest, "y"),
+                crate::catalog::course_count_in_words()
             )
         }
     }

@@ -217,7 +217,7 @@ fn next_step(sheet: &Sheet, e: Exercise, hint: bool) -> String {
             ),
             View::Fleet => format!(
                 "{GREEN}Los {} ejercicios pasan.{RESET} `n` muestra tu flota de la lección.",
-                crate::catalog::count_in_words()
+                crate::catalog::course_count_in_words()
             ),
         },
     }
@@ -259,7 +259,7 @@ fn fleet_block(out: &mut String, fleet: &Fleet) {
     let _ = writeln!(
         out,
         "\n{GREEN}¡Los {} ejercicios pasan!{RESET} La flota de la lección con tu código (escenario {}):\n",
-        crate::catalog::count_in_words(),
+        crate::catalog::course_count_in_words(),
         fleet.name
     );
     match &fleet.table {
