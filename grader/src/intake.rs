@@ -7,9 +7,10 @@
 //! down; the shallowest, then the first in name order), every `*.rs` file
 //! under its `src/` replaces the kit's `exercises/src`. Otherwise the loose
 //! files (each exercise's file of [`crate::catalog`]: `payments_server.rs`,
-//! `client.rs`, `reconciliation.rs`; and `lib.rs`) (each the shallowest, then the first in name order, at most three levels
-//! down) go over the kit's stubs. Never a `Cargo.toml`, a `build.rs` or a
-//! symbolic link: the kit's manifest rules. A submission with none of those
+//! `client.rs`, `reconciliation.rs`; and `lib.rs`) (each the shallowest,
+//! then the first in name order, at most three levels down) go over the
+//! kit's stubs. Never a `Cargo.toml`, a `build.rs` or a symbolic link: the
+//! kit's manifest rules. A submission with none of those
 //! files is [`Intake::is_empty`] (`sin-archivos` on every platform).
 
 use std::collections::BTreeMap;
