@@ -294,7 +294,12 @@ impl HarnessProcess {
     /// sandbox: every process of the run's unprivileged users) and removes
     /// the sandbox's scratch folders. Call when no job is running any more.
     pub fn finish(&self) {
-        for session in self.pool.drain() {
+        let sessions = self.pool.drain();
+        // All killed first: the kernel frees their memory at once.
+        for session in &sessions {
+            kill_group(&session.child);
+        }
+        for session in sessions {
             self.end_session(session);
         }
         if let Some(s) = self.sandbox {
