@@ -10,33 +10,46 @@ mod record;
 mod trace;
 mod world;
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use protocol::{Answer, Job, Observation};
 use sim::Kit;
 
 pub use catch::catch;
 
-/// Reads the jobs (one JSON list) from stdin and prints one answer line per
-/// job, in order, flushing each, on the process's original stdout. What the
-/// implementation prints goes to stderr instead (see [`private_stdout`]).
+/// Reads lists of jobs from stdin, each one line of JSON (a list), and
+/// prints one answer line per job, in order, flushing each, on the
+/// process's original stdout, until stdin ends; the judge may send the next
+/// list after the answers of the last. What the implementation prints goes
+/// to stderr instead (see [`private_stdout`]). Input that is not such a
+/// list ends the process with status 2.
 pub fn serve<K: Kit>() {
-    let mut input = String::new();
-    let jobs: Vec<Job> = match std::io::stdin().read_to_string(&mut input) {
-        Ok(_) => serde_json::from_str(&input).unwrap_or_else(|e| {
+    use std::io::BufRead;
+    let mut answers = private_stdout();
+    let mut input = std::io::stdin().lock();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("harness: no se pudo leer la entrada: {e}");
+                std::process::exit(2);
+            }
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let jobs = protocol::parse_job_line(&line).unwrap_or_else(|e| {
             eprintln!("harness: trabajos ilegibles en la entrada: {e}");
             std::process::exit(2);
-        }),
-        Err(e) => {
-            eprintln!("harness: no se pudo leer la entrada: {e}");
-            std::process::exit(2);
+        });
+        for job in &jobs {
+            let answer = answer_caught::<K>(job);
+            let _ = writeln!(answers, "\n{}", protocol::answer_line(&answer));
+            let _ = answers.flush();
         }
-    };
-    let mut answers = private_stdout();
-    for job in &jobs {
-        let answer = answer_caught::<K>(job);
-        let _ = writeln!(answers, "\n{}", protocol::answer_line(&answer));
-        let _ = answers.flush();
     }
 }
 

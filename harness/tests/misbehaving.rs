@@ -9,6 +9,12 @@
 //! deserves. Code that prints megabytes, writes and deletes files, or
 //! leaves a process running still gets exactly its verdicts, in time.
 //!
+//! Harness processes serve many lists of jobs (the judge's pool); a kit
+//! graded that way must get exactly the verdicts it gets with one process
+//! per list: whole gradings compared check by check, and lists with a job
+//! that aborts, loops or calls `exit` in the middle, sent to a process that
+//! already served a list, compared job by job.
+//!
 //! A test without the standard harness, because the harness processes are
 //! this very executable: run as `misbehaving --harness-de-prueba KIT DIR`
 //! it serves the judge's jobs for kit `KIT` (`harness::serve`), with `DIR`
@@ -28,10 +34,11 @@ use grader::oracle;
 use grader::output;
 use grader::report::{self, sheet::Sheet};
 use grader::rubric::Rubric;
-use grader::runner::process::{HarnessProcess, TimeLimits};
+use grader::runner::Execute;
+use grader::runner::process::{HarnessProcess, Pool, TimeLimits};
 use grader::variants::Plan;
 use grader::verdict::{Exercise, Verdict};
-use protocol::Observation;
+use protocol::{Call, Job, Observation};
 use sim::{
     ChargeOutcome, ChargeResult, IdempotencyKey, LedgerEntry, Money, Order, OrderId, Payments,
     Reconciliation,
@@ -411,17 +418,148 @@ fn catalog() -> Catalog {
     Catalog::new(scenarios, &[])
 }
 
-/// The judge's view of `kit`: this executable as its harness, each check's
-/// jobs in processes of their own, 2 checks at a time.
+/// The judge's view of `kit`: this executable as its harness, 2 checks at a
+/// time, harness processes shared as the judge shares them.
 fn grade_kit(catalog: &Catalog, kit: &str, limit: Duration, dir: &Path) -> Result<Graded, String> {
-    let exec = HarnessProcess {
+    let exec = executor(kit, limit, dir, Pool::default())?;
+    Ok(grading::grade(catalog, &exec, "exercises", 2))
+}
+
+/// This executable as the harness of `kit`, with `pool`.
+fn executor(kit: &str, limit: Duration, dir: &Path, pool: Pool) -> Result<HarnessProcess, String> {
+    Ok(HarnessProcess {
         program: std::env::current_exe().map_err(|e| e.to_string())?,
         args: vec![CHILD_FLAG.into(), kit.into(), dir.into()],
         limits: TimeLimits::new(limit),
         sandbox: None,
         owned: None,
+        pool,
+    })
+}
+
+/// `kit` graded with shared harness processes and with one process per
+/// list of jobs: the same verdict for every check (some failing, when
+/// `fails`).
+fn shared_as_alone(
+    catalog: &Catalog,
+    kit: &str,
+    limit: Duration,
+    fails: bool,
+) -> Result<String, String> {
+    let dir = side_folder(kit)?;
+    let start = Instant::now();
+    let shared = grade_kit(catalog, kit, limit, &dir)?;
+    let took_shared = start.elapsed();
+    let start = Instant::now();
+    let exec = executor(kit, limit, &dir, Pool::unshared())?;
+    let alone = grading::grade(catalog, &exec, "exercises", 2);
+    let took_alone = start.elapsed();
+    drop(exec);
+    let _ = std::fs::remove_dir_all(&dir);
+    let differ: Vec<String> = shared
+        .results
+        .iter()
+        .zip(&alone.results)
+        .filter(|(s, a)| s != a)
+        .map(|((c, s), (_, a))| format!("{}: shared {s:?}, alone {a:?}", c.id))
+        .collect();
+    let failed = shared.results.iter().filter(|(_, v)| !v.passed()).count();
+    if shared.results.len() != alone.results.len() || !differ.is_empty() {
+        return Err(differ.join("\n"));
+    }
+    if fails == (failed == 0) {
+        return Err(format!("{failed} checks failed: the case proves nothing"));
+    }
+    Ok(format!(
+        "{} verificaciones iguales ({failed} fallan); compartido {:.1} s, uno por lista {:.1} s",
+        shared.results.len(),
+        took_shared.as_secs_f64(),
+        took_alone.as_secs_f64()
+    ))
+}
+
+/// One reconciliation job: order 1 of $5 and `rows` rows of $5 for it.
+fn reconcile_job(rows: u64) -> Job {
+    Job::Reconcile {
+        orders: vec![Order {
+            id: OrderId(1),
+            amount: Money::from_dollars(5),
+        }],
+        ledger: (1..=rows)
+            .map(|i| LedgerEntry {
+                key: IdempotencyKey(i),
+                order_id: OrderId(1),
+                amount: Money::from_dollars(5),
+                charge_id: sim::ChargeId(i),
+            })
+            .collect(),
+    }
+}
+
+/// An idempotent server's job: `calls` calls with the same key (two or
+/// more make a replay).
+fn charges_job(calls: usize) -> Job {
+    let call = Call {
+        key: IdempotencyKey(9),
+        order_id: OrderId(1),
+        amount: Money::from_dollars(5),
     };
-    Ok(grading::grade(catalog, &exec, "exercises", 2))
+    Job::Charges {
+        idempotent: true,
+        calls: vec![call; calls],
+    }
+}
+
+/// Lists of jobs sent one after another to `kit`'s shared harness process
+/// (the first list starts it), the list at `bad` with a misbehaving job in
+/// its middle: every answer equals the one a process of its own per list
+/// gives, the misbehaving job's verdict is `kind` and says `says`, the jobs
+/// after it in its list get that verdict too (they never ran, as alone),
+/// and the lists after it are answered again.
+fn lists_as_alone(
+    kit: &str,
+    limit: Duration,
+    lists: &[Vec<Job>],
+    bad: (usize, usize),
+    kind: Kind,
+    says: &str,
+) -> Result<String, String> {
+    let dir = side_folder(kit)?;
+    let shared = executor(kit, limit, &dir, Pool::default())?;
+    let alone = executor(kit, limit, &dir, Pool::unshared())?;
+    let mut problems = Vec::new();
+    for (i, jobs) in lists.iter().enumerate() {
+        let got = shared.execute(jobs);
+        let want = alone.execute(jobs);
+        if got != want {
+            problems.push(format!("list {i}: shared {got:?}\nalone {want:?}"));
+        }
+        for (j, answer) in got.iter().enumerate() {
+            let misbehaves = i == bad.0 && j >= bad.1;
+            match answer {
+                Ok(_) if !misbehaves => {}
+                Err(v) if misbehaves && kind_of(v) == Some(kind) => {
+                    let text = v.explanation().join(" ");
+                    if !text.contains(says) {
+                        problems.push(format!("list {i} job {j}: {text:?} lacks {says:?}"));
+                    }
+                }
+                other => problems.push(format!("list {i} job {j}: {other:?}")),
+            }
+        }
+    }
+    drop((shared, alone));
+    let _ = std::fs::remove_dir_all(&dir);
+    if problems.is_empty() {
+        Ok(format!(
+            "{} listas, la {} con el trabajo {} que {says}: iguales a un proceso por lista",
+            lists.len(),
+            bad.0,
+            bad.1
+        ))
+    } else {
+        Err(problems.join("\n"))
+    }
 }
 
 /// A folder of its own for one kit's side effects.
@@ -608,6 +746,10 @@ type SideEffects = (
     fn(&Path) -> Result<String, String>,
 );
 
+/// A kit, its time limit, lists of jobs (the second with a misbehaving job
+/// second), the misbehaviour's kind and words.
+type SharedLists = (&'static str, Duration, Vec<Vec<Job>>, Kind, &'static str);
+
 fn nothing_to_prepare(_: &Path) -> std::io::Result<()> {
     Ok(())
 }
@@ -716,6 +858,64 @@ fn main() {
         results.push((
             format!("{kit} ({what})"),
             full_marks(&catalog, kit, within, prepare, after),
+        ));
+    }
+    // Shared harness processes give the verdicts of one process per list.
+    // The process kit passes everything, its `sleep 30` running beside
+    // the shared process's later jobs.
+    for (kit, limit, fails) in [
+        ("AbortingReconcile", GENEROUS, true),
+        ("ExitingServer", GENEROUS, true),
+        ("StackOverflowClient", GENEROUS, true),
+        ("PanicServer", GENEROUS, true),
+        ("LoopingReconcile", TIMEOUT, true),
+        ("ProcessLeavingServer", GENEROUS, false),
+    ] {
+        results.push((
+            format!("{kit} compartido = uno por lista"),
+            shared_as_alone(&catalog, kit, limit, fails),
+        ));
+    }
+    let clean = || vec![reconcile_job(0), reconcile_job(1)];
+    let lists: [SharedLists; 3] = [
+        (
+            "AbortingReconcile",
+            GENEROUS,
+            vec![
+                clean(),
+                vec![reconcile_job(1), reconcile_job(2), reconcile_job(1)],
+                clean(),
+            ],
+            Kind::Crashed,
+            "abortó",
+        ),
+        (
+            "LoopingReconcile",
+            TIMEOUT,
+            vec![
+                vec![reconcile_job(0)],
+                vec![reconcile_job(0), reconcile_job(1), reconcile_job(0)],
+                vec![reconcile_job(0)],
+            ],
+            Kind::TimedOut,
+            "no terminó en 1 s",
+        ),
+        (
+            "ExitingServer",
+            GENEROUS,
+            vec![
+                vec![charges_job(1)],
+                vec![charges_job(1), charges_job(2), charges_job(1)],
+                vec![charges_job(1)],
+            ],
+            Kind::Crashed,
+            "std::process::exit(3)",
+        ),
+    ];
+    for (kit, limit, jobs, kind, says) in lists {
+        results.push((
+            format!("{kit} en medio de una lista compartida"),
+            lists_as_alone(kit, limit, &jobs, (1, 1), kind, says),
         ));
     }
     // A passing case's summary quotes the verdicts it expected ("el proceso

@@ -1,9 +1,10 @@
 //! The contract between the judge (`grader`) and the harness that runs the
 //! implementation under test (the student's `exercises`, or `solutions`).
 //!
-//! The judge sends a list of [`Job`]s as one JSON document on the harness's
-//! stdin; the harness answers each job, in order, with one [`ANSWER_MARKER`]
-//! line on stdout carrying an [`Answer`]. Jobs and observations are raw data:
+//! The judge sends lists of [`Job`]s on the harness's stdin, each list one
+//! line of JSON ([`job_line`]), the next after the answers of the last; the
+//! harness answers each job, in order, with one [`ANSWER_MARKER`] line on
+//! stdout carrying an [`Answer`]. Jobs and observations are raw data:
 //! what to call and what the code returned. Expected values, verdicts, points
 //! and reports exist only in the judge, so a harness that lies can only lie
 //! about its own behaviour, which the judge grades like any wrong answer.
@@ -165,6 +166,24 @@ pub enum Failure {
 /// The harness's answer to one job.
 pub type Answer = Result<Observation, Failure>;
 
+/// The line that carries `jobs` to the harness: a JSON list and a newline
+/// (JSON strings escape every newline). Serialised here, in the protocol's
+/// crate, so that the serialiser's generic code is compiled with this
+/// crate's optimisation even when the judge is not optimised.
+pub fn job_line(jobs: &[Job]) -> Vec<u8> {
+    let mut line = serde_json::to_vec(jobs).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+/// The jobs of one line that [`job_line`] wrote.
+///
+/// # Errors
+/// serde_json's description of what is not a list of jobs.
+pub fn parse_job_line(line: &str) -> Result<Vec<Job>, String> {
+    serde_json::from_str(line).map_err(|e| e.to_string())
+}
+
 /// The answer line for `answer` (without the newline).
 pub fn answer_line(answer: &Answer) -> String {
     let json = serde_json::to_string(answer).unwrap_or_else(|e| {
@@ -206,6 +225,30 @@ mod tests {
         let line = format!("printed without newline{}", answer_line(&answer));
         assert_eq!(parse_answer_line(&line), Some(Ok(answer)));
         assert_eq!(parse_answer_line("hola"), None);
+    }
+
+    #[test]
+    fn a_job_line_is_one_line_and_round_trips() {
+        let jobs = vec![
+            Job::Charges {
+                idempotent: true,
+                calls: vec![Call {
+                    key: IdempotencyKey(u64::MAX),
+                    order_id: OrderId(7),
+                    amount: Money::from_cents(1),
+                }],
+            },
+            Job::Reconcile {
+                orders: Vec::new(),
+                ledger: Vec::new(),
+            },
+        ];
+        let line = job_line(&jobs);
+        assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+        assert_eq!(line.last(), Some(&b'\n'));
+        let text = String::from_utf8(line).unwrap();
+        assert_eq!(parse_job_line(&text), Ok(jobs));
+        assert!(parse_job_line("[{\"Nada\":1}]").is_err());
     }
 
     #[test]

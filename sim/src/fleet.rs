@@ -117,8 +117,14 @@ impl Fleet {
     /// Las órdenes, con ids desde 1 y montos en centavos. Misma flota,
     /// mismas órdenes.
     pub fn orders(&self) -> Vec<Order> {
-        let amounts: Vec<Money> = match &self.orders {
-            OrdersSpec::Listed(a) => a.clone(),
+        // Straight into the orders (no list of amounts first: a fleet of
+        // millions would touch its memory twice).
+        let order = |i: usize, amount: Money| Order {
+            id: OrderId(i as u64 + 1),
+            amount,
+        };
+        match &self.orders {
+            OrdersSpec::Listed(a) => a.iter().enumerate().map(|(i, &m)| order(i, m)).collect(),
             OrdersSpec::Generated {
                 count,
                 amount_min,
@@ -127,19 +133,11 @@ impl Fleet {
             } => {
                 let mut s = Stream::new(self.stream, *seed);
                 let (lo, hi) = (*amount_min as u64, *amount_max as u64);
-                (0..*count)
-                    .map(|_| Money::from_dollars(s.randint(lo, hi) as i64))
+                (0..*count as usize)
+                    .map(|i| order(i, Money::from_dollars(s.randint(lo, hi) as i64)))
                     .collect()
             }
-        };
-        amounts
-            .into_iter()
-            .enumerate()
-            .map(|(i, amount)| Order {
-                id: OrderId(i as u64 + 1),
-                amount,
-            })
-            .collect()
+        }
     }
 
     /// El modelo de pérdidas, desde su primer sorteo.

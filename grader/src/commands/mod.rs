@@ -109,6 +109,7 @@ pub fn harness_without(
         limits: TimeLimits::new(cli.timeout),
         sandbox,
         owned: Some(owned),
+        pool: Default::default(),
     })
 }
 

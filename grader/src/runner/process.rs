@@ -1,15 +1,27 @@
-//! One harness process per list of jobs: its own process group, resource
-//! limits and (as root) the sandbox; the jobs as JSON on its stdin; one
-//! answer line per job on its stdout, each awaited with a time limit that
-//! follows the job's work. Whatever else the implementation prints is
-//! dropped, at most [`STDERR_TAIL`] bytes of its stderr are kept to explain
-//! a death, and the whole group is killed when the answers are in.
+//! Harness processes: each in its own process group, with resource limits
+//! and (as root) the sandbox; each list of jobs as one line of JSON on its
+//! stdin; one answer line per job on its stdout, each awaited with a time
+//! limit that follows the job's work. Whatever else the implementation
+//! prints is dropped, at most [`STDERR_TAIL`] bytes of its stderr are kept
+//! to explain a death, and the whole group is killed when it ends.
+//!
+//! A process serves many lists ([`Pool`]: one per check running at once,
+//! instead of one per list, which cost a fork of the judge, an exec and the
+//! sandbox's set-up and tear-down each, some 40 per report). Sharing never
+//! changes a verdict: every job's time limit is its own, and when a shared
+//! process dies, gives an unreadable answer or runs out of time while it
+//! was not alone (another thread or process of its own was running), the
+//! jobs of the list it did not answer run again in a process of their own,
+//! exactly as they would have alone. A time-out of a shared process that
+//! was alone is the job's own: it had the process to itself and at least
+//! the time it gets alone (its clock starts when the previous answer
+//! arrived, with no process to start).
 
 use std::io::{BufRead, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 
 use protocol::{Answer, Failure, Job, Observation};
@@ -71,6 +83,102 @@ pub struct HarnessProcess {
     /// A private folder holding `program` (a copy of what cargo built),
     /// removed when the run ends.
     pub owned: Option<PathBuf>,
+    /// The harness processes waiting for more jobs.
+    pub pool: Pool,
+}
+
+/// How long a shared harness process may serve: the sum of the time limits
+/// of the jobs it is given (its CPU limit follows from it, as for a process
+/// of one list); a list that would pass it starts a new process.
+const SESSION_WALL: Duration = Duration::from_secs(8 * 3600);
+
+/// The idle harness processes of a [`HarnessProcess`], each ready for more
+/// lists of jobs (see the module's doc). A process serves only the thread
+/// that started it: the kernel ends it when that thread ends (the
+/// parent-death signal of [`sandbox::confine`] follows the thread).
+#[derive(Debug, Default)]
+pub struct Pool {
+    /// One process per list of jobs, never shared (for comparisons).
+    unshared: bool,
+    idle: Mutex<Vec<(std::thread::ThreadId, Session)>>,
+}
+
+impl Pool {
+    /// A pool that never shares a process: every list of jobs runs in a
+    /// process of its own.
+    pub fn unshared() -> Pool {
+        Pool {
+            unshared: true,
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The calling thread's idle process, if any, and the processes of
+    /// other threads that have ended (to end: their threads are gone).
+    fn take(&self) -> (Option<Session>, Vec<Session>) {
+        let me = std::thread::current().id();
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let mut mine = None;
+        let mut ended = Vec::new();
+        let mut kept = Vec::new();
+        for (thread, mut session) in idle.drain(..) {
+            if thread == me && mine.is_none() {
+                mine = Some(session);
+            } else if matches!(session.child.try_wait(), Ok(Some(_)) | Err(_)) {
+                ended.push(session);
+            } else {
+                kept.push((thread, session));
+            }
+        }
+        *idle = kept;
+        (mine, ended)
+    }
+
+    fn put(&self, session: Session) {
+        self.idle
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((std::thread::current().id(), session));
+    }
+
+    fn drain(&self) -> Vec<Session> {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        idle.drain(..).map(|(_, s)| s).collect()
+    }
+}
+
+/// One shared harness process and its pipes' readers.
+struct Session {
+    child: Child,
+    cell: Option<Cell>,
+    /// Each list of jobs, as one line, to the thread writing its stdin.
+    input: mpsc::Sender<Vec<u8>>,
+    answers: mpsc::Receiver<Result<Result<Observation, Verdict>, String>>,
+    /// Time limits it may still be given ([`SESSION_WALL`]).
+    room: Duration,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("pid", &self.child.id())
+            .field("room", &self.room)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a list of jobs ended in a shared process.
+enum Served {
+    /// Every job answered.
+    All(Vec<Result<Observation, Verdict>>),
+    /// The jobs before `at` answered; then the process stopped answering.
+    Stopped {
+        answered: Vec<Result<Observation, Verdict>>,
+        at: usize,
+        /// Job `at` ran out of time (otherwise the process died or gave an
+        /// unreadable answer).
+        timed_out: bool,
+    },
 }
 
 impl Execute for HarnessProcess {
@@ -78,7 +186,56 @@ impl Execute for HarnessProcess {
         if jobs.is_empty() {
             return Vec::new();
         }
-        let (mut child, cell) = match self.spawn(self.cpu_budget(jobs)) {
+        let wall = self.wall(jobs);
+        if self.pool.unshared || wall > SESSION_WALL {
+            return self.alone(jobs);
+        }
+        let (mine, ended) = self.pool.take();
+        for s in ended {
+            self.end_session(s);
+        }
+        let session = match mine {
+            Some(s) if s.room >= wall => Some(s),
+            Some(s) => {
+                self.end_session(s);
+                self.start_session()
+            }
+            None => self.start_session(),
+        };
+        let Some(mut session) = session else {
+            return self.alone(jobs);
+        };
+        session.room = session.room.saturating_sub(wall);
+        match session.serve(jobs, &self.limits) {
+            Served::All(results) => {
+                self.pool.put(session);
+                results
+            }
+            Served::Stopped {
+                mut answered,
+                at,
+                timed_out,
+            } => {
+                let alone = timed_out && alone_in(&session.child, session.cell.as_ref());
+                self.end_session(session);
+                if alone {
+                    answered.push(Err(Verdict::TimedOut {
+                        limit_ms: self.limits.of(&jobs[at]).as_millis() as u64,
+                    }));
+                    return finish(answered, jobs.len());
+                }
+                answered.extend(self.alone(&jobs[at..]));
+                answered
+            }
+        }
+    }
+}
+
+impl HarnessProcess {
+    /// Runs `jobs` in a harness process of their own, ended when they are
+    /// answered (or after the first that is not).
+    fn alone(&self, jobs: &[Job]) -> Vec<Result<Observation, Verdict>> {
+        let (mut child, cell) = match self.spawn(self.cpu_budget(self.wall(jobs))) {
             Ok(c) => c,
             Err(e) => {
                 let v = Verdict::Crashed {
@@ -87,7 +244,7 @@ impl Execute for HarnessProcess {
                 return vec![Err(v); jobs.len()];
             }
         };
-        let input = serde_json::to_vec(jobs).unwrap_or_default();
+        let input = protocol::job_line(jobs);
         if let Some(mut stdin) = child.stdin.take() {
             // A thread: the harness may answer (or print) before it has
             // read everything, and a full pipe must not block the judge.
@@ -132,11 +289,19 @@ impl Execute for HarnessProcess {
 }
 
 impl HarnessProcess {
-    /// Ends the run: kills whatever harness processes left running outside
-    /// their process group (in the sandbox: every process of the run's
-    /// unprivileged users) and removes the sandbox's scratch folders. Call
-    /// when no job is running any more.
+    /// Ends the run: ends the idle shared harness processes, kills whatever
+    /// harness processes left running outside their process group (in the
+    /// sandbox: every process of the run's unprivileged users) and removes
+    /// the sandbox's scratch folders. Call when no job is running any more.
     pub fn finish(&self) {
+        let sessions = self.pool.drain();
+        // All killed first: the kernel frees their memory at once.
+        for session in &sessions {
+            kill_group(&session.child);
+        }
+        for session in sessions {
+            self.end_session(session);
+        }
         if let Some(s) = self.sandbox {
             s.kill_leftovers();
         }
@@ -164,11 +329,52 @@ impl HarnessProcess {
         }
     }
 
-    /// CPU seconds a harness running `jobs` may use: every job's limit,
-    /// on twice every core, and a second more. It never binds while the judge
-    /// watches the wall clock (see [`sandbox::confine`]).
-    fn cpu_budget(&self, jobs: &[Job]) -> u64 {
-        let wall: Duration = jobs.iter().map(|j| self.limits.of(j)).sum();
+    /// A shared harness process, ready for lists of jobs; `None` when it
+    /// cannot start (the list then runs alone, which reports why).
+    fn start_session(&self) -> Option<Session> {
+        let (mut child, cell) = self.spawn(self.cpu_budget(SESSION_WALL)).ok()?;
+        let Some(mut stdin) = child.stdin.take() else {
+            self.end(&mut child, cell.as_ref());
+            return None;
+        };
+        let (input, lines) = mpsc::channel::<Vec<u8>>();
+        // A thread: the harness may answer (or print) before it has read
+        // everything, and a full pipe must not block the judge.
+        std::thread::spawn(move || {
+            for line in lines {
+                if stdin.write_all(&line).is_err() {
+                    break;
+                }
+            }
+        });
+        let answers = answer_reader(child.stdout.take());
+        // Read to the end, so the harness never blocks on a full pipe;
+        // a death in a shared process is explained by the run alone.
+        let _ = tail_reader(child.stderr.take());
+        Some(Session {
+            child,
+            cell,
+            input,
+            answers,
+            room: SESSION_WALL,
+        })
+    }
+
+    /// Ends a shared harness process (see [`HarnessProcess::end`]).
+    fn end_session(&self, mut session: Session) {
+        self.end(&mut session.child, session.cell.as_ref());
+    }
+
+    /// The sum of the time limits of `jobs`.
+    fn wall(&self, jobs: &[Job]) -> Duration {
+        jobs.iter().map(|j| self.limits.of(j)).sum()
+    }
+
+    /// CPU seconds a harness given jobs whose limits add up to `wall` may
+    /// use: that time on twice every core, and a second more. It never
+    /// binds while the judge watches the wall clock (see
+    /// [`sandbox::confine`]).
+    fn cpu_budget(&self, wall: Duration) -> u64 {
         // Twice the cores: `available_parallelism` rounds a fractional CPU
         // quota down.
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
@@ -219,6 +425,73 @@ impl HarnessProcess {
             }
         }
     }
+}
+
+impl Session {
+    /// Sends `jobs` as one line and awaits one answer per job, each within
+    /// its own limit.
+    fn serve(&mut self, jobs: &[Job], limits: &TimeLimits) -> Served {
+        let stopped = |answered, at, timed_out| Served::Stopped {
+            answered,
+            at,
+            timed_out,
+        };
+        if self.input.send(protocol::job_line(jobs)).is_err() {
+            return stopped(Vec::new(), 0, false);
+        }
+        let mut answered = Vec::with_capacity(jobs.len());
+        for (at, job) in jobs.iter().enumerate() {
+            match self.answers.recv_timeout(limits.of(job)) {
+                Ok(Ok(answer)) => answered.push(answer),
+                Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return stopped(answered, at, false);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => return stopped(answered, at, true),
+            }
+        }
+        Served::All(answered)
+    }
+}
+
+/// Whether the harness process `child` runs alone: one thread, and no
+/// other process in its process group (in the sandbox: of its user). A job
+/// that ran out of time in such a process had it to itself.
+fn alone_in(child: &Child, cell: Option<&Cell>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let pid = child.id();
+    let threads = std::fs::read_dir(format!("/proc/{pid}/task")).map(Iterator::count);
+    if threads.ok() != Some(1) {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(other) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if other == pid {
+            continue;
+        }
+        if let Some(c) = cell
+            && entry.metadata().is_ok_and(|m| m.uid() == c.uid.as_raw())
+        {
+            return false;
+        }
+        if process_group(other) == Some(pid) {
+            return false;
+        }
+    }
+    true
+}
+
+/// The process group of process `pid` (field 5 of `/proc/PID/stat`).
+fn process_group(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(2)?.parse().ok()
 }
 
 /// Pads `results` to `n` with the verdict of the last one (the job that

@@ -73,6 +73,9 @@ struct SlotState {
     busy: bool,
     /// A harness held it since the run began.
     touched: bool,
+    /// Its user (one of the run's own) has no process: [`Sandbox::release`]
+    /// killed them all and no harness holds it since.
+    clean: bool,
 }
 
 /// What one harness process runs as: its user and group, and its scratch
@@ -121,6 +124,8 @@ impl Sandbox {
         if !Uid::effective().is_root() {
             return Ok(None);
         }
+        // Made while the users are tried (each a process to start).
+        let network = std::thread::spawn(empty_network_namespace);
         // Users of this run's own, without a name: killing one's processes
         // never touches another harness or another grading run, and the
         // process limit is one harness's. Where such a user cannot be used
@@ -141,7 +146,7 @@ impl Sandbox {
                 std::env::temp_dir().display()
             )
         })?;
-        let network = empty_network_namespace();
+        let network = network.join().ok().flatten();
         let network_isolated = network.is_some();
         if !network_isolated {
             eprintln!(
@@ -174,6 +179,7 @@ impl Sandbox {
             busy[free] = SlotState {
                 busy: true,
                 touched: true,
+                clean: false,
             };
             self.used.store(true, Ordering::SeqCst);
             (free as u32, first_use)
@@ -215,7 +221,9 @@ impl Sandbox {
     }
 
     /// Ends what `cell`'s harness left: every process of its user (when it
-    /// has one of its own) and its scratch folder; frees its slot.
+    /// has one of its own) and its scratch folder; frees its slot. A user of
+    /// its own has no process left after it: [`Sandbox::kill_leftovers`]
+    /// skips it until a harness holds it again.
     pub fn release(&self, cell: &Cell) {
         if self.own_users {
             kill_all_of(cell.uid, cell.gid);
@@ -224,6 +232,7 @@ impl Sandbox {
         let mut busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(b) = busy.get_mut(cell.slot as usize) {
             b.busy = false;
+            b.clean = self.own_users;
         }
     }
 
@@ -232,17 +241,19 @@ impl Sandbox {
     /// grading is over) and removes the scratch folders (the folder holding
     /// them stays until [`cleanup::shutdown`]: a later run in this process
     /// uses it again). The users of slots no harness held have no processes:
-    /// only this judge starts processes as them.
+    /// only this judge starts processes as them; nor have those whose
+    /// harness was released since (each process a fork of the judge the
+    /// less when grading ends).
     pub fn kill_leftovers(&self) {
         if !self.used.swap(false, Ordering::SeqCst) {
             return;
         }
-        let touched: Vec<bool> = {
+        let dirty: Vec<bool> = {
             let busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
-            busy.iter().map(|b| b.touched).collect()
+            busy.iter().map(|b| b.touched && !b.clean).collect()
         };
         let slots = if self.own_users { SLOTS } else { 1 };
-        for slot in (0..slots).filter(|&s| !self.own_users || touched[s as usize]) {
+        for slot in (0..slots).filter(|&s| !self.own_users || dirty[s as usize]) {
             kill_all_of(
                 Uid::from_raw(self.first.0.as_raw() + slot),
                 Gid::from_raw(self.first.1.as_raw() + slot),
