@@ -207,7 +207,7 @@ pub fn parse_answer_line(line: &str) -> Option<Result<Answer, String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim::{ChargeId, ChargeResult, ChargeStatus, Money};
+    use sim::{ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, Money, OrderId};
 
     #[test]
     fn an_answer_line_round_trips_after_unterminated_output() {
