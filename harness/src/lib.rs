@@ -4,6 +4,8 @@
 //! no grade: the judge (`grader`) compares what it observed with the oracle.
 
 mod catch;
+#[cfg(feature = "explorar")]
+pub mod explore;
 mod record;
 mod trace;
 
@@ -17,7 +19,7 @@ pub use catch::catch;
 /// Reads the jobs (one JSON list) from stdin and prints one answer line per
 /// job, in order, flushing each, on the process's original stdout. What the
 /// implementation prints goes to stderr instead (see [`private_stdout`]).
-pub fn serve<K: Kit>() {
+pub fn serve<K: Kit + 'static>() {
     let mut input = String::new();
     let jobs: Vec<Job> = match std::io::stdin().read_to_string(&mut input) {
         Ok(_) => serde_json::from_str(&input).unwrap_or_else(|e| {
@@ -54,12 +56,12 @@ fn private_stdout() -> Box<dyn Write> {
 
 /// Runs `job` against `K`, turning a `todo!()` or a panic into a
 /// [`protocol::Failure`].
-pub fn answer_caught<K: Kit>(job: &Job) -> Answer {
+pub fn answer_caught<K: Kit + 'static>(job: &Job) -> Answer {
     catch(|| answer::<K>(job))
 }
 
 /// Runs `job` against `K` in this process (panics propagate).
-pub fn answer<K: Kit>(job: &Job) -> Observation {
+pub fn answer<K: Kit + 'static>(job: &Job) -> Observation {
     match job {
         Job::Charges { idempotent, calls } => {
             let mut server = K::new_server(*idempotent);
@@ -93,7 +95,28 @@ pub fn answer<K: Kit>(job: &Job) -> Observation {
             idempotent,
             client,
         } => Observation::Trace(trace::world::<K>(fleet, *idempotent, *client)),
+        Job::Schedules { history, explore } => schedules::<K>(history, explore),
     }
+}
+
+/// Exercise 4's concurrent history under the explorer (only in
+/// `harness-explorador`).
+#[cfg(feature = "explorar")]
+fn schedules<K: Kit + 'static>(
+    history: &protocol::schedules::History,
+    explore: &protocol::schedules::Exploration,
+) -> Observation {
+    Observation::Schedules(explore::explore::<K>(history, explore))
+}
+
+/// Without the explorer, `sim::sync`'s locks are std's: no schedule can be
+/// chosen, so the job is refused (a panic the judge reports).
+#[cfg(not(feature = "explorar"))]
+fn schedules<K: Kit>(
+    _: &protocol::schedules::History,
+    _: &protocol::schedules::Exploration,
+) -> Observation {
+    panic!("este harness no tiene el explorador de horarios: los horarios se exploran en harness-explorador")
 }
 
 /// One world of `fleet` with `K`'s server and the chosen client.

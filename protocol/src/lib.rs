@@ -9,6 +9,7 @@
 //! about its own behaviour, which the judge grades like any wrong answer.
 
 pub mod lesson;
+pub mod schedules;
 
 use serde::{Deserialize, Serialize};
 use sim::{
@@ -108,6 +109,16 @@ pub enum Job {
         /// Who charges the orders.
         client: ClientKind,
     },
+    /// Exercise 4 (lesson 4): `history` on new shared servers of the
+    /// implementation under the schedule explorer, one server per schedule.
+    /// Only the explorer's harness (`harness-explorador`) answers it, with
+    /// [`Observation::Schedules`].
+    Schedules {
+        /// The calls and threads.
+        history: schedules::History,
+        /// Which schedules.
+        explore: schedules::Exploration,
+    },
 }
 
 impl Job {
@@ -127,6 +138,10 @@ impl Job {
                 fleet.order_count() * u64::from(fleet.max_attempts.max(1))
             }
             Job::Reconcile { orders, ledger } => (orders.len() + ledger.len()) as u64,
+            // A schedule costs about what a few hundred plain calls do.
+            Job::Schedules { history, explore } => {
+                history.call_count() as u64 * u64::from(explore.schedules()) * 200
+            }
         }
     }
 }
@@ -253,6 +268,8 @@ pub enum Observation {
     World(WorldRun),
     /// [`Job::Trace`].
     Trace(WorldTrace),
+    /// [`Job::Schedules`].
+    Schedules(schedules::Explored),
 }
 
 /// How the implementation's code ended a job without an observation.
