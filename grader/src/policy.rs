@@ -1022,6 +1022,19 @@ pub fn stub(exercise: Exercise) -> &'static str {
              use sim::{LedgerEntry, Order, Reconciliation};\n\
              pub fn reconcile(_orders: &[Order], _ledger: &[LedgerEntry]) -> Reconciliation { unimplemented!(\"rechazado\") }\n"
         }
+        Exercise::Store => {
+            "//! Rechazado por la política de código del juez: no se compila.\n\
+             use sim::{ChargeError, ChargeResult, IdempotencyKey, LedgerEntry, Money, OrderId, SharedPayments};\n\
+             #[derive(Debug, Default)]\n\
+             pub struct AtomicPaymentsServer;\n\
+             impl AtomicPaymentsServer {\n\
+             pub fn new() -> AtomicPaymentsServer { AtomicPaymentsServer }\n\
+             }\n\
+             impl SharedPayments for AtomicPaymentsServer {\n\
+             fn charge(&self, _key: IdempotencyKey, _order_id: OrderId, _amount: Money) -> Result<ChargeResult, ChargeError> { unimplemented!(\"rechazado\") }\n\
+             fn ledger(&self) -> Vec<LedgerEntry> { Vec::new() }\n\
+             }\n"
+        }
     }
 }
 

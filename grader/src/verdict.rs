@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// One of the three exercises.
+/// One of the exercises: the three of lesson 2 and lesson 4's bonus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Exercise {
@@ -12,11 +12,33 @@ pub enum Exercise {
     Cliente,
     /// Exercise 3: the reconciliation metric.
     Reconciliacion,
+    /// Exercise 4 (bonus, lesson 4): the atomic store of a server shared
+    /// by concurrent requests. Its id is `atomico`.
+    #[serde(rename = "atomico")]
+    Store,
 }
 
 impl Exercise {
-    /// All three, in the order students work through them.
-    pub const ALL: [Exercise; 3] = [Exercise::Cobro, Exercise::Cliente, Exercise::Reconciliacion];
+    /// All of them, in the order students work through them.
+    pub const ALL: [Exercise; 4] = [
+        Exercise::Cobro,
+        Exercise::Cliente,
+        Exercise::Reconciliacion,
+        Exercise::Store,
+    ];
+
+    /// Whether the kit's rubric counts its points outside the 100 (a
+    /// bonus): only exercise 4. A rubric's `[bonus]` may say otherwise
+    /// ([`crate::rubric::Rubric::is_bonus`]).
+    pub fn bonus(self) -> bool {
+        self == Exercise::Store
+    }
+
+    /// Whether the fixtures' whole-scenario checks grade it: the fleets
+    /// are lesson 2's sequential worlds, so not exercise 4.
+    pub fn has_scenarios(self) -> bool {
+        self != Exercise::Store
+    }
 
     /// The name used on the command line and in check ids (`cobro`).
     pub fn id(self) -> &'static str {
@@ -24,10 +46,11 @@ impl Exercise {
             Exercise::Cobro => "cobro",
             Exercise::Cliente => "cliente",
             Exercise::Reconciliacion => "reconciliacion",
+            Exercise::Store => "atomico",
         }
     }
 
-    /// 1, 2 or 3.
+    /// 1, 2, 3 or 4.
     pub fn number(self) -> u32 {
         self as u32 + 1
     }
@@ -38,6 +61,7 @@ impl Exercise {
             Exercise::Cobro => "El cobro idempotente (servidor de payments)",
             Exercise::Cliente => "Una idempotency key por operación (cliente de orders)",
             Exercise::Reconciliacion => "La reconciliación: intención contra ledger",
+            Exercise::Store => "El store atómico (lección 4, bonus)",
         }
     }
 
@@ -47,6 +71,7 @@ impl Exercise {
             Exercise::Cobro => "exercises/src/payments_server.rs",
             Exercise::Cliente => "exercises/src/client.rs",
             Exercise::Reconciliacion => "exercises/src/reconciliation.rs",
+            Exercise::Store => "exercises/src/atomic_server.rs",
         }
     }
 
@@ -56,6 +81,7 @@ impl Exercise {
             Exercise::Cobro => "PaymentsServer::charge",
             Exercise::Cliente => "charge_order",
             Exercise::Reconciliacion => "reconcile",
+            Exercise::Store => "AtomicPaymentsServer::charge",
         }
     }
 

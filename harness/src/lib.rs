@@ -1,5 +1,5 @@
 //! The harness: a small program that links `sim` and one implementation of
-//! the three exercises and does nothing but run the judge's [`Job`]s against
+//! the exercises (the three of lesson 2 and lesson 4's bonus) and does nothing but run the judge's [`Job`]s against
 //! it, answering with raw observations (see the `protocol` crate). It decides
 //! no grade: the judge (`grader`) compares what it observed with the oracle.
 
@@ -12,7 +12,7 @@ mod trace;
 use std::io::{Read, Write};
 
 use protocol::{Answer, ClientKind, Job, Observation, WorldRun};
-use sim::{Kit, Payments, clients};
+use sim::{Kit, Payments, SharedPayments, clients};
 
 pub use catch::catch;
 
@@ -76,6 +76,17 @@ pub fn answer<K: Kit + 'static>(job: &Job) -> Observation {
                 answers,
                 ledger: server.ledger().to_vec(),
             }
+        }
+        Job::Shared { calls } => {
+            let server = K::new_atomic_server();
+            let answers = calls
+                .iter()
+                .map(|c| protocol::SharedAnswered {
+                    result: server.charge(c.key, c.order_id, c.amount),
+                    ledger: server.ledger(),
+                })
+                .collect();
+            Observation::Shared { answers }
         }
         Job::Client { fleet, orders } => record::client::<K>(fleet, orders.as_deref()),
         Job::Reconcile { orders, ledger } => Observation::Reconciled(K::reconcile(orders, ledger)),

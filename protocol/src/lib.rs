@@ -13,8 +13,8 @@ pub mod schedules;
 
 use serde::{Deserialize, Serialize};
 use sim::{
-    ChargeOutcome, ChargeResult, Fleet, IdempotencyKey, LedgerEntry, Money, Order, OrderId,
-    Reconciliation,
+    ChargeError, ChargeOutcome, ChargeResult, Fleet, IdempotencyKey, LedgerEntry, Money, Order,
+    OrderId, Reconciliation,
 };
 
 /// The prefix of an answer line on the harness's stdout. Anything else the
@@ -98,6 +98,13 @@ pub enum Job {
         /// exercise 3.
         reconcile: bool,
     },
+    /// Exercise 4 (lesson 4's atomic store), sequentially: a new shared
+    /// server (`Kit::new_atomic_server`), then every call in order from one
+    /// thread. Answered by [`Observation::Shared`].
+    Shared {
+        /// The calls, in order.
+        calls: Vec<Call>,
+    },
     /// One world of `fleet` like [`Job::World`] (reconciled), traced call by
     /// call for `grader ver`: every call the server received and the ledger
     /// it left. Answered by [`Observation::Trace`].
@@ -126,7 +133,7 @@ impl Job {
     /// code or rows it must read: the judge's time limit grows with it.
     pub fn work(&self) -> u64 {
         match self {
-            Job::Charges { calls, .. } => calls.len() as u64,
+            Job::Charges { calls, .. } | Job::Shared { calls } => calls.len() as u64,
             Job::Client {
                 orders: Some(orders),
                 fleet,
@@ -153,6 +160,17 @@ pub struct Answered {
     pub result: ChargeResult,
     /// `ledger().len()` right after the call.
     pub rows: usize,
+}
+
+/// What one call to the shared server answered (exercise 4), and its ledger
+/// right after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedAnswered {
+    /// The call's result: a charge or replay, or the error it was refused
+    /// with.
+    pub result: Result<ChargeResult, ChargeError>,
+    /// `ledger()` right after the call.
+    pub ledger: Vec<LedgerEntry>,
 }
 
 /// `times` identical calls in a row: a retry loop's attempts of one order
@@ -253,6 +271,11 @@ pub enum Observation {
         answers: Vec<Answered>,
         /// `ledger()` after the last call.
         ledger: Vec<LedgerEntry>,
+    },
+    /// [`Job::Shared`]: every answer, each with the ledger after it.
+    Shared {
+        /// One per call, in order.
+        answers: Vec<SharedAnswered>,
     },
     /// [`Job::Client`]: one entry per order, and the attempts the network
     /// carried in all.

@@ -236,7 +236,7 @@ impl Setup {
 
 /// Refuses a rubric that lists an id no check has (a misspelt id would
 /// silently reweight the total), and warns on stderr when the points of the
-/// checks that are not hidden variants do not add up to 100.
+/// checks that are neither hidden variants nor a bonus do not add up to 100.
 ///
 /// # Errors
 /// One line naming the rubric's file and the first unknown id.
@@ -252,6 +252,7 @@ fn check_rubric_ids(
         .filter(|c| {
             let name = c.id.split_once('/').map_or("", |(_, n)| n);
             plan.find(crate::checks::variant_name(name)).is_none()
+                && !rubric.is_bonus(c.exercise.id())
         })
         .map(|c| c.id.clone())
         .collect();
@@ -273,7 +274,7 @@ fn check_rubric_ids(
         .sum();
     if total != crate::rubric::Points::whole(100) {
         eprintln!(
-            "grader: aviso: la rúbrica {} da {total} puntos a las verificaciones (sin las variantes ocultas), no 100",
+            "grader: aviso: la rúbrica {} da {total} puntos a las verificaciones (sin las variantes ocultas ni el bonus), no 100",
             rubric.source
         );
     }

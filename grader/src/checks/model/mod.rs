@@ -56,6 +56,7 @@
 pub mod client;
 pub mod reconciliation;
 pub mod server;
+pub mod store;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -73,6 +74,7 @@ pub fn run(h: &dyn Execute, exercise: Exercise, seed: u64) -> Result<(), Verdict
         Exercise::Cobro => explore(h, &server::Server, 1, seed, CASES),
         Exercise::Cliente => explore(h, &client::Client, 2, seed, CASES),
         Exercise::Reconciliacion => explore(h, &reconciliation::Reconcile, 3, seed, CASES),
+        Exercise::Store => explore(h, &store::Store, 4, seed, CASES),
     }
 }
 
