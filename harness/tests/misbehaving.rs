@@ -420,6 +420,7 @@ fn grade_kit(catalog: &Catalog, kit: &str, limit: Duration, dir: &Path) -> Resul
         limits: TimeLimits::new(limit),
         sandbox: None,
         owned: None,
+        explorer: None,
     };
     Ok(grading::grade(catalog, &exec, "exercises", 2))
 }

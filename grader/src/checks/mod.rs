@@ -8,6 +8,7 @@ pub mod reconciliation;
 pub mod scenario;
 pub mod server;
 pub mod store;
+pub mod store_schedules;
 pub mod store_steps;
 
 use crate::fixture::Scenario;
@@ -82,6 +83,15 @@ fn fixed(exercise: Exercise) -> &'static [(&'static str, &'static str)] {
     }
 }
 
+/// The concurrent checks of `exercise`, run under the schedule explorer
+/// (only exercise 4's).
+fn concurrent(exercise: Exercise) -> &'static [(&'static str, &'static str)] {
+    match exercise {
+        Exercise::Store => store_schedules::CHECKS,
+        _ => &[],
+    }
+}
+
 impl Catalog {
     /// The checks of `exercises` (all of them when empty) over `scenarios`
     /// (only for the exercises that [`Exercise::has_scenarios`]).
@@ -93,7 +103,7 @@ impl Catalog {
         };
         let mut checks = Vec::new();
         for exercise in chosen {
-            for &(name, title) in fixed(exercise) {
+            for &(name, title) in fixed(exercise).iter().chain(concurrent(exercise)) {
                 checks.push(Check {
                     id: format!("{}/{name}", exercise.id()),
                     exercise,
@@ -159,6 +169,9 @@ impl Catalog {
             (Exercise::Cobro, CheckTarget::Fixed(id)) => server::run(h, id),
             (Exercise::Cliente, CheckTarget::Fixed(id)) => client::run(h, id),
             (Exercise::Reconciliacion, CheckTarget::Fixed(id)) => reconciliation::run(h, id),
+            (Exercise::Store, CheckTarget::Fixed(id)) if store_schedules::owns(id) => {
+                store_schedules::run(h, id)
+            }
             (Exercise::Store, CheckTarget::Fixed(id)) => store::run(h, id),
             (exercise, CheckTarget::Scenario(i)) => scenario::run(h, exercise, &self.scenarios[i]),
             (exercise, CheckTarget::Model(seed)) => model::run(h, exercise, seed),

@@ -71,6 +71,10 @@ pub struct HarnessProcess {
     /// A private folder holding `program` (a copy of what cargo built),
     /// removed when the run ends.
     pub owned: Option<PathBuf>,
+    /// The explorer's harness of the same implementation, for exercise 4's
+    /// schedules (built when first asked for); `None` for a harness that is
+    /// itself the explorer's, or has none.
+    pub explorer: Option<super::explorer::Lazy>,
 }
 
 impl Execute for HarnessProcess {
@@ -129,6 +133,15 @@ impl Execute for HarnessProcess {
         self.end(&mut child, cell.as_ref());
         finish(results, jobs.len())
     }
+
+    fn explorer(&self) -> Result<&dyn Execute, Verdict> {
+        match &self.explorer {
+            Some(lazy) => lazy.get(),
+            None => Err(Verdict::Crashed {
+                what: "este harness no tiene el explorador de horarios".to_string(),
+            }),
+        }
+    }
 }
 
 impl HarnessProcess {
@@ -137,6 +150,9 @@ impl HarnessProcess {
     /// unprivileged users) and removes the sandbox's scratch folders. Call
     /// when no job is running any more.
     pub fn finish(&self) {
+        if let Some(e) = &self.explorer {
+            e.finish();
+        }
         if let Some(s) = self.sandbox {
             s.kill_leftovers();
         }
