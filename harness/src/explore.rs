@@ -12,7 +12,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use protocol::schedules::{Explored, Exploration, History, Outcome, Reply, Step};
 use protocol::Call;
 use shuttle::scheduler::{
-    DfsScheduler, PctScheduler, RandomScheduler, ReplayScheduler, Schedule, Scheduler, Task,
+    DfsScheduler, PctScheduler, RandomScheduler, RoundRobinScheduler, Schedule,
+    Scheduler, Task,
     TaskId,
 };
 use shuttle::{Config, FailurePersistence, MaxSteps, Runner};
@@ -22,6 +23,46 @@ use sim::{IdempotencyKey, Kit, KeyState, LedgerEntry, SharedPayments};
 /// The most steps one schedule may take: a spinning implementation fails
 /// here instead of running forever.
 const MAX_STEPS: usize = 100_000;
+
+/// One execution that follows `steps` while each chosen thread can run, and
+/// then (another implementation's schedule, or one cut short) keeps the
+/// running thread, else the first one ready: a schedule found against one
+/// implementation replays on another one as far as it fits.
+struct Prefix {
+    steps: Vec<u32>,
+    next: usize,
+    started: bool,
+}
+
+impl Scheduler for Prefix {
+    fn new_execution(&mut self) -> Option<Schedule> {
+        if std::mem::replace(&mut self.started, true) {
+            return None;
+        }
+        self.next = 0;
+        Some(Schedule::new(0))
+    }
+
+    fn next_task(
+        &mut self,
+        runnable: &[&Task],
+        current: Option<TaskId>,
+        _: bool,
+    ) -> Option<TaskId> {
+        let ready = |id: TaskId| runnable.iter().any(|t| t.id() == id);
+        let wanted = self.steps.get(self.next).map(|&t| TaskId::from(t as usize));
+        self.next += 1;
+        match (wanted, current) {
+            (Some(id), _) if ready(id) => Some(id),
+            (_, Some(id)) if ready(id) => Some(id),
+            _ => runnable.first().map(|t| t.id()),
+        }
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        0
+    }
+}
 
 /// A scheduler that notes the thread it chose at each step, per execution.
 struct Noting<S> {
@@ -80,10 +121,7 @@ where
 {
     let schedules = Arc::new(Mutex::new(Vec::new()));
     let runs: Arc<Mutex<Vec<Run>>> = Arc::new(Mutex::new(Vec::new()));
-    let mut config = Config::new();
-    config.failure_persistence = FailurePersistence::None;
-    config.max_steps = MaxSteps::FailAfter(MAX_STEPS);
-    config.silence_warnings = true;
+    let config = config();
     let body = {
         let history = history.clone();
         let runs = Arc::clone(&runs);
@@ -114,12 +152,15 @@ where
         Exploration::Exhaustive { .. } => {
             Runner::new(noting(boxed(DfsScheduler::new(Some(limit), false))), config).run(body)
         }
-        Exploration::Replay { schedule } => {
-            let ids = schedule.iter().map(|&t| TaskId::from(t as usize));
-            let mut replay = ReplayScheduler::new_from_schedule(Schedule::new_from_task_ids(0, ids));
-            replay.set_allow_incomplete();
-            Runner::new(noting(boxed(replay)), config).run(body)
-        }
+        Exploration::Replay { schedule } => Runner::new(
+            noting(boxed(Prefix {
+                steps: schedule.clone(),
+                next: 0,
+                started: false,
+            })),
+            config,
+        )
+        .run(body),
     };
     let schedules = std::mem::take(&mut *lock(&schedules));
     let runs = std::mem::take(&mut *lock(&runs));
@@ -130,6 +171,36 @@ where
         complete,
         outcomes: outcomes(history, runs, schedules),
     }
+}
+
+/// `f(&arg)` in one schedule of the explorer, from its main thread (the
+/// locks of `sim::sync` work only inside one).
+///
+/// # Panics
+/// When `f` panics.
+pub fn alone<A, T>(arg: A, f: fn(&A) -> T) -> T
+where
+    A: Send + Sync + 'static,
+    T: Send + 'static,
+{
+    let out: Arc<Mutex<Option<T>>> = Arc::new(Mutex::new(None));
+    let slot = Arc::clone(&out);
+    let config = config();
+    Runner::new(RoundRobinScheduler::new(1), config).run(move || {
+        *lock(&slot) = Some(f(&arg));
+    });
+    let value = lock(&out).take();
+    value.unwrap_or_else(|| panic!("el explorador no ejecutó el trabajo"))
+}
+
+/// Shuttle's configuration here: nothing printed or saved on a failure (the
+/// judge tells it), at most [`MAX_STEPS`] per schedule.
+fn config() -> Config {
+    let mut config = Config::new();
+    config.failure_persistence = FailurePersistence::None;
+    config.max_steps = MaxSteps::FailAfter(MAX_STEPS);
+    config.silence_warnings = true;
+    config
 }
 
 fn boxed(s: impl Scheduler + Send + 'static) -> Box<dyn Scheduler + Send> {

@@ -77,17 +77,7 @@ pub fn answer<K: Kit + 'static>(job: &Job) -> Observation {
                 ledger: server.ledger().to_vec(),
             }
         }
-        Job::Shared { calls } => {
-            let server = K::new_atomic_server();
-            let answers = calls
-                .iter()
-                .map(|c| protocol::SharedAnswered {
-                    result: server.charge(c.key, c.order_id, c.amount),
-                    ledger: server.ledger(),
-                })
-                .collect();
-            Observation::Shared { answers }
-        }
+        Job::Shared { calls } => shared_in_one_thread::<K>(calls),
         Job::Client { fleet, orders } => record::client::<K>(fleet, orders.as_deref()),
         Job::Reconcile { orders, ledger } => Observation::Reconciled(K::reconcile(orders, ledger)),
         Job::ReconcileFleet { fleet, idempotent } => {
@@ -108,6 +98,32 @@ pub fn answer<K: Kit + 'static>(job: &Job) -> Observation {
         } => Observation::Trace(trace::world::<K>(fleet, *idempotent, *client)),
         Job::Schedules { history, explore } => schedules::<K>(history, explore),
     }
+}
+
+/// Exercise 4 from one thread: a new shared server, then every call in
+/// order, each with the ledger after it ([`Job::Shared`]).
+fn shared<K: Kit>(calls: &[protocol::Call]) -> Observation {
+    let server = K::new_atomic_server();
+    let answers = calls
+        .iter()
+        .map(|c| protocol::SharedAnswered {
+            result: server.charge(c.key, c.order_id, c.amount),
+            ledger: server.ledger(),
+        })
+        .collect();
+    Observation::Shared { answers }
+}
+
+/// [`shared`] in this harness's own thread.
+#[cfg(not(feature = "explorar"))]
+fn shared_in_one_thread<K: Kit>(calls: &[protocol::Call]) -> Observation {
+    shared::<K>(calls)
+}
+
+/// [`shared`] in one schedule of the explorer: its locks exist only there.
+#[cfg(feature = "explorar")]
+fn shared_in_one_thread<K: Kit + 'static>(calls: &[protocol::Call]) -> Observation {
+    explore::alone(calls.to_vec(), |calls| shared::<K>(calls))
 }
 
 /// Exercise 4's concurrent history under the explorer (only in

@@ -141,12 +141,16 @@ pub fn plan(history: &History, seed: u64) -> Vec<Exploration> {
             limit: EXHAUSTIVE_LIMIT,
         }]
     } else {
-        seeded(seed, SEEDED_SCHEDULES)
+        seeded(history, seed, SEEDED_SCHEDULES)
     }
 }
 
-/// `schedules` random schedules, then as many PCT ones, seeded with `seed`.
-pub fn seeded(seed: u64, schedules: u32) -> Vec<Exploration> {
+/// `schedules` random schedules, then as many PCT ones, seeded with `seed`
+/// (random only for one thread: PCT needs two).
+pub fn seeded(history: &History, seed: u64, schedules: u32) -> Vec<Exploration> {
+    if history.threads.len() < 2 {
+        return vec![Exploration::Random { seed, schedules }];
+    }
     vec![
         Exploration::Random { seed, schedules },
         Exploration::Pct {
@@ -160,8 +164,8 @@ pub fn seeded(seed: u64, schedules: u32) -> Vec<Exploration> {
 /// The schedules of a generated history: seeded only, fewer (a generated
 /// history of two keys can have tens of thousands of schedules; the fixed
 /// checks cover the lesson's cases exhaustively).
-fn plan_generated(_: &History, seed: u64) -> Vec<Exploration> {
-    seeded(seed, GENERATED_SCHEDULES)
+fn plan_generated(history: &History, seed: u64) -> Vec<Exploration> {
+    seeded(history, seed, GENERATED_SCHEDULES)
 }
 
 /// Runs check `id` of exercise 4's concurrent checks.
@@ -170,8 +174,17 @@ fn plan_generated(_: &History, seed: u64) -> Vec<Exploration> {
 /// The verdict of a property broken in some schedule (shrunk, with its
 /// trace), or why the implementation gave no answer.
 pub fn run(h: &dyn Execute, id: &str) -> Result<(), Verdict> {
+    run_seeded(h, id, SEED)
+}
+
+/// As [`run`], with `seed` for the generated histories and the random and
+/// PCT schedules instead of the public [`SEED`].
+///
+/// # Errors
+/// As [`run`].
+pub fn run_seeded(h: &dyn Execute, id: &str, seed: u64) -> Result<(), Verdict> {
     let histories = match id {
-        GENERATED => generated(SEED, HISTORIES),
+        GENERATED => generated(seed, HISTORIES),
         _ => vec![history(id).ok_or_else(|| runner::unexpected(&format!("verificación {id}")))?],
     };
     let planner: Planner = match id {
@@ -179,7 +192,7 @@ pub fn run(h: &dyn Execute, id: &str) -> Result<(), Verdict> {
         _ => plan,
     };
     let explorer = explorer_of(h, &histories[0])?;
-    check_all(explorer, &histories, &|history| planner(history, SEED), SEED)
+    check_all(explorer, &histories, &|history| planner(history, seed), seed)
 }
 
 /// How a check chooses the schedules of a history, with a seed.
@@ -530,9 +543,16 @@ pub fn step_words(step: &Step) -> String {
             key, found, wrote, ..
         } => {
             let mut parts = Vec::new();
+            // Storing a result over nothing or over the in-flight mark is
+            // not a lookup; a claim (nothing → in flight) and an overwrite
+            // of a stored result show what was found.
+            let stores_result = wrote
+                .iter()
+                .any(|(k, s)| k == key && matches!(s, Some(KeyState::Completed(..))));
+            let just_stores = stores_result && !matches!(found, Some(KeyState::Completed(..)));
             let own_mark = matches!(found, Some(KeyState::InFlight(_)))
                 && wrote.iter().any(|(k, _)| k == key);
-            if !own_mark {
+            if !own_mark && !just_stores {
                 parts.push(format!("busca {} → {}", label(*key), state(found)));
             }
             for (k, now) in wrote {
