@@ -115,9 +115,7 @@ struct Run {
 /// When the implementation panics (a `todo!()` included), deadlocks or
 /// spins past [`MAX_STEPS`] in some schedule: the caller turns it into a
 /// failure.
-pub fn explore<K: Kit + 'static>(history: &History, explore: &Exploration) -> Explored
-where
-    K::AtomicServer: 'static,
+pub fn explore<K: Kit>(history: &History, explore: &Exploration) -> Explored
 {
     let schedules = Arc::new(Mutex::new(Vec::new()));
     let runs: Arc<Mutex<Vec<Run>>> = Arc::new(Mutex::new(Vec::new()));
@@ -209,8 +207,6 @@ fn boxed(s: impl Scheduler + Send + 'static) -> Box<dyn Scheduler + Send> {
 
 /// One schedule: a new server, the calls before, then every thread at once.
 fn one_schedule<K: Kit>(history: &History) -> Run
-where
-    K::AtomicServer: 'static,
 {
     let server = Arc::new(K::new_atomic_server());
     registro::start();

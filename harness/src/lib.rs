@@ -19,7 +19,7 @@ pub use catch::catch;
 /// Reads the jobs (one JSON list) from stdin and prints one answer line per
 /// job, in order, flushing each, on the process's original stdout. What the
 /// implementation prints goes to stderr instead (see [`private_stdout`]).
-pub fn serve<K: Kit + 'static>() {
+pub fn serve<K: Kit>() {
     let mut input = String::new();
     let jobs: Vec<Job> = match std::io::stdin().read_to_string(&mut input) {
         Ok(_) => serde_json::from_str(&input).unwrap_or_else(|e| {
@@ -56,12 +56,12 @@ fn private_stdout() -> Box<dyn Write> {
 
 /// Runs `job` against `K`, turning a `todo!()` or a panic into a
 /// [`protocol::Failure`].
-pub fn answer_caught<K: Kit + 'static>(job: &Job) -> Answer {
+pub fn answer_caught<K: Kit>(job: &Job) -> Answer {
     catch(|| answer::<K>(job))
 }
 
 /// Runs `job` against `K` in this process (panics propagate).
-pub fn answer<K: Kit + 'static>(job: &Job) -> Observation {
+pub fn answer<K: Kit>(job: &Job) -> Observation {
     match job {
         Job::Charges { idempotent, calls } => {
             let mut server = K::new_server(*idempotent);
@@ -122,14 +122,14 @@ fn shared_in_one_thread<K: Kit>(calls: &[protocol::Call]) -> Observation {
 
 /// [`shared`] in one schedule of the explorer: its locks exist only there.
 #[cfg(feature = "explorar")]
-fn shared_in_one_thread<K: Kit + 'static>(calls: &[protocol::Call]) -> Observation {
+fn shared_in_one_thread<K: Kit>(calls: &[protocol::Call]) -> Observation {
     explore::alone(calls.to_vec(), |calls| shared::<K>(calls))
 }
 
 /// Exercise 4's concurrent history under the explorer (only in
 /// `harness-explorador`).
 #[cfg(feature = "explorar")]
-fn schedules<K: Kit + 'static>(
+fn schedules<K: Kit>(
     history: &protocol::schedules::History,
     explore: &protocol::schedules::Exploration,
 ) -> Observation {

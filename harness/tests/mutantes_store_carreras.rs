@@ -30,7 +30,7 @@ struct Explorer<K>(PhantomData<fn() -> K>);
 /// time.
 static ONE_JOB_AT_A_TIME: StdMutex<()> = StdMutex::new(());
 
-impl<K: sim::Kit + 'static> Execute for Explorer<K> {
+impl<K: sim::Kit> Execute for Explorer<K> {
     fn execute(&self, jobs: &[Job]) -> Vec<Result<Observation, Verdict>> {
         jobs.iter()
             .map(|job| {
@@ -45,7 +45,7 @@ impl<K: sim::Kit + 'static> Execute for Explorer<K> {
     }
 }
 
-fn exec<K: sim::Kit + 'static>() -> Explorer<K> {
+fn exec<K: sim::Kit>() -> Explorer<K> {
     Explorer(PhantomData)
 }
 
@@ -249,7 +249,7 @@ kit!(MarksAfterKit, MarksAfterCharging);
 // ------------------------------------------------------------------ tests
 
 /// The counterexample of concurrent check `id` against kit `K`.
-fn caught<K: sim::Kit + 'static>(id: &str) -> (String, Vec<String>, String) {
+fn caught<K: sim::Kit>(id: &str) -> (String, Vec<String>, String) {
     match schedules::run(&exec::<K>(), id) {
         Err(Verdict::Counterexample {
             summary,
