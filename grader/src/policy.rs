@@ -199,7 +199,9 @@ impl Kind {
                 "un resultado que cambia según qué tipo o qué programa lo llama no es el comportamiento que se califica"
             }
             Kind::Time => "su resultado no puede depender de la hora",
-            Kind::Threads => "los tres ejercicios son secuenciales",
+            Kind::Threads => {
+                "los ejercicios 1 a 3 son secuenciales, y el 4 usa los candados del mundo, sim::sync::Mutex (ver «El store atómico» en el README)"
+            }
             Kind::GlobalState => {
                 "lo que se recuerda entre llamadas vive en el servidor (self) o en los parámetros, no en una variable global"
             }
@@ -289,15 +291,22 @@ pub fn line(shown: &str, u: &Use, exercise: Option<Exercise>) -> String {
         Some(e) => format!("el ejercicio {} no lo necesita", e.number()),
         None => "ningún ejercicio lo necesita".to_string(),
     };
+    let reason = if exercise == Some(Exercise::Store) && u.kind == Kind::Threads {
+        STORE_THREADS
+    } else {
+        u.kind.reason()
+    };
     format!(
-        "{shown}:{}:{}: usa {} ({}): {who}; {}",
+        "{shown}:{}:{}: usa {} ({}): {who}; {reason}",
         u.line,
         u.column,
         u.what,
-        u.kind.label(),
-        u.kind.reason()
+        u.kind.label()
     )
 }
+
+/// Why exercise 4 refuses `std::sync` and `std::thread`, and what to use.
+const STORE_THREADS: &str = "usa los candados del mundo, sim::sync::Mutex (`use sim::sync::Mutex;`, con la API de std::sync::Mutex y lock() sin unwrap): el juez los cambia por los de su explorador de horarios para probar los reintentos concurrentes, y los de std::sync no los vería; los hilos los pone el juez, tu servidor no crea ninguno";
 
 /// The variable that turns the policy off, for the kit's own tests of the
 /// sandbox and of the judge's clean-up (their student code does on purpose

@@ -474,7 +474,8 @@ visibilidad = "after_due_date"
         // Without `[bonus]`, exercise 4 is the bonus; its pool defaults to 0.
         assert!(r.is_bonus("atomico") && !r.is_bonus("cobro"));
         assert_eq!(r.variant_pool("atomico"), Points::ZERO);
-        let inside = Rubric::parse(&format!("{MINIMAL}\n[bonus]\nejercicios = []\n"), "r.toml").unwrap();
+        let inside =
+            Rubric::parse(&format!("{MINIMAL}\n[bonus]\nejercicios = []\n"), "r.toml").unwrap();
         assert!(!inside.is_bonus("atomico"));
     }
 

@@ -315,7 +315,13 @@ fn first_row_difference(got: &[LedgerEntry], want: &[LedgerEntry]) -> usize {
 /// `ch_0001 ord_0001 $500 K1`, or `ninguna`.
 pub fn describe_row(r: Option<&LedgerEntry>, name: &dyn Fn(IdempotencyKey) -> String) -> String {
     r.map_or("ninguna".to_string(), |r| {
-        format!("{} {} {} {}", r.charge_id, r.order_id, r.amount, name(r.key))
+        format!(
+            "{} {} {} {}",
+            r.charge_id,
+            r.order_id,
+            r.amount,
+            name(r.key)
+        )
     })
 }
 
@@ -408,9 +414,9 @@ pub fn diagnose(calls: &[Call], got: &Answers, want: &Answers, i: usize) -> Hint
             )
         }
         (Ok(stored), Some(j)) => {
-            let rejected = calls[j + 1..i].iter().position(|p| {
-                p.key == c.key && (p.order_id, p.amount) != (c.order_id, c.amount)
-            });
+            let rejected = calls[j + 1..i]
+                .iter()
+                .position(|p| p.key == c.key && (p.order_id, p.amount) != (c.order_id, c.amount));
             let after = rejected.map_or(String::new(), |k| {
                 format!(
                     " (después de la llamada {}, la misma key con otra request)",
@@ -426,7 +432,10 @@ pub fn diagnose(calls: &[Call], got: &Answers, want: &Answers, i: usize) -> Hint
                     NO_IN_FLIGHT,
                 ),
                 Err(ChargeError::KeyReused) => (
-                    "tu servidor respondió Err(KeyReused), pero la request es la misma (misma orden, mismo monto)".to_string(),
+                    format!(
+                        "tu servidor respondió Err(KeyReused){after}, pero la request es la misma de la llamada {} (misma orden, mismo monto)",
+                        j + 1
+                    ),
                     REPLAY,
                 ),
                 Ok(r) if r != stored => (
@@ -461,7 +470,12 @@ pub fn diagnose(calls: &[Call], got: &Answers, want: &Answers, i: usize) -> Hint
                 .iter()
                 .any(|p| (p.order_id, p.amount) == (c.order_id, c.amount));
             let owner = match &g.result {
-                Ok(r) if r.charge_id != new.charge_id && (r.amount, r.status) == (new.amount, new.status) => IDS,
+                Ok(r)
+                    if r.charge_id != new.charge_id
+                        && (r.amount, r.status) == (new.amount, new.status) =>
+                {
+                    IDS
+                }
                 Ok(_) if g.result == w.result && wrote == written(want, i) => {
                     let n = first_row_difference(&g.ledger, &w.ledger);
                     match (g.ledger.get(n), w.ledger.get(n)) {
@@ -522,13 +536,22 @@ mod tests {
         let results: Vec<String> = answers.iter().map(|a| short(&a.result)).collect();
         assert_eq!(
             results,
-            ["ch_0001 $500", "Err(KeyReused)", "ch_0001 $500", "ch_0002 $400"]
+            [
+                "ch_0001 $500",
+                "Err(KeyReused)",
+                "ch_0001 $500",
+                "ch_0002 $400"
+            ]
         );
         let rows: Vec<usize> = answers.iter().map(|a| a.ledger.len()).collect();
         assert_eq!(rows, [1, 1, 1, 2]);
         let ids = Model::play(&script(IDS).unwrap());
         let last = ids.last().unwrap();
-        let charge_ids: Vec<String> = last.ledger.iter().map(|r| r.charge_id.to_string()).collect();
+        let charge_ids: Vec<String> = last
+            .ledger
+            .iter()
+            .map(|r| r.charge_id.to_string())
+            .collect();
         assert_eq!(charge_ids, ["ch_0001", "ch_0002", "ch_0003"]);
         assert_eq!(short(&ids[4].result), "Err(KeyReused)");
     }
