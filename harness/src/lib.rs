@@ -1,5 +1,5 @@
 //! The harness: a small program that links `sim` and one implementation of
-//! the three exercises and does nothing but run the judge's [`Job`]s against
+//! the exercises (the three of lesson 2 and lesson 4's bonus) and does nothing but run the judge's [`Job`]s against
 //! it, answering with raw observations (see the `protocol` crate). It decides
 //! no grade: the judge (`grader`) compares what it observed with the oracle.
 
@@ -7,6 +7,7 @@ mod catch;
 mod charges;
 mod reconcile;
 mod record;
+mod shared;
 mod trace;
 mod world;
 
@@ -63,11 +64,13 @@ pub fn answer_caught<K: Kit>(job: &Job) -> Answer {
 
 /// Runs `job` against `K` in this process (panics propagate): each
 /// exercise's jobs are answered by its own module ([`charges`] for
-/// exercise 1, [`record`] for exercise 2, [`reconcile`] for exercise 3),
+/// exercise 1, [`record`] for exercise 2, [`reconcile`] for exercise 3,
+/// [`shared`] for exercise 4),
 /// the lesson's worlds by [`world`] and [`trace`].
 pub fn answer<K: Kit>(job: &Job) -> Observation {
     match job {
         Job::Charges { idempotent, calls } => charges::charges::<K>(*idempotent, calls),
+        Job::Shared { calls } => shared::shared::<K>(calls),
         Job::Client { fleet, orders } => record::client::<K>(fleet, orders.as_deref()),
         Job::Reconcile { orders, ledger } => reconcile::reconcile::<K>(orders, ledger),
         Job::ReconcileFleet { fleet, idempotent } => reconcile::fleet::<K>(fleet, *idempotent),

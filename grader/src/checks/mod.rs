@@ -12,6 +12,8 @@ pub mod model;
 pub mod reconciliation;
 pub mod scenario;
 pub mod server;
+pub mod store;
+pub mod store_steps;
 
 use crate::catalog::COUNT;
 use crate::fixture::Scenario;
@@ -48,7 +50,12 @@ pub struct Module {
 }
 
 /// Every exercise's checks, in catalog order.
-const MODULES: [Module; COUNT] = [server::MODULE, client::MODULE, reconciliation::MODULE];
+const MODULES: [Module; COUNT] = [
+    server::MODULE,
+    client::MODULE,
+    reconciliation::MODULE,
+    store::MODULE,
+];
 
 /// The checks of `exercise`.
 pub fn module(exercise: Exercise) -> &'static Module {
