@@ -14,13 +14,23 @@ use crate::flags;
 
 use crate::report::Format;
 
+/// `--ejercicio`'s help line, naming every exercise of [`crate::catalog`]:
+/// `Califica solo un ejercicio: cobro, cliente o reconciliacion; se puede
+/// repetir (alias: --exercise).`
+fn exercise_help() -> String {
+    format!(
+        "Califica solo un ejercicio: {}; se puede repetir (alias: --exercise).",
+        crate::catalog::listed(&crate::catalog::ids(), "o")
+    )
+}
+
 /// The `--help` heading of the options students do not need (formats,
 /// rubrics, hidden variants, other fixture folders).
 const INSTRUCTORS: &str = "Opciones para instructores";
 
 /// Corrector del Módulo 4, lección 2: «El doble cargo del reintento, medido».
 ///
-/// Sin comando, verifica tus tres ejercicios (exercises/) e imprime el
+/// Sin comando, verifica tus ejercicios (exercises/) e imprime el
 /// informe; el estado de salida es 0 si todo pasa, 1 si algo falla y 2 si los
 /// argumentos o los fixtures son inválidos.
 #[derive(Parser, Debug)]
@@ -80,9 +90,9 @@ pub struct Cli {
     #[arg(long = "output", alias = "salida", value_name = "ARCHIVO", help_heading = INSTRUCTORS)]
     pub output: Option<PathBuf>,
 
-    /// Califica solo un ejercicio: cobro, cliente o reconciliacion; se puede
+    /// Califica solo un ejercicio (uno de los ids del catálogo); se puede
     /// repetir (alias: --exercise).
-    #[arg(long = "ejercicio", alias = "exercise", value_name = "NOMBRE", value_parser = ["cobro", "cliente", "reconciliacion"], hide_possible_values = true, display_order = 0)]
+    #[arg(long = "ejercicio", alias = "exercise", value_name = "NOMBRE", value_parser = clap::builder::PossibleValuesParser::new(crate::catalog::ids()), help = exercise_help(), hide_possible_values = true, display_order = 0)]
     pub exercises: Vec<String>,
 
     /// Rúbrica (TOML) con los puntos y la visibilidad de cada verificación;

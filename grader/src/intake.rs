@@ -6,7 +6,8 @@
 //! inside (a clone or zip of the student's repository, at most three levels
 //! down; the shallowest, then the first in name order), every `*.rs` file
 //! under its `src/` replaces the kit's `exercises/src`. Otherwise the loose
-//! files `payments_server.rs`, `client.rs`, `reconciliation.rs` and `lib.rs`
+//! files `payments_server.rs`, `client.rs`, `reconciliation.rs`,
+//! `atomic_server.rs` (the bonus) and `lib.rs`
 //! (each the shallowest, then the first in name order, at most three levels
 //! down) go over the kit's stubs. Never a `Cargo.toml`, a `build.rs` or a
 //! symbolic link: the kit's manifest rules. A submission with none of those
@@ -16,10 +17,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The loose files a submission may bring instead of an `exercises/` folder.
-pub const LOOSE_FILES: [&str; 4] = [
+pub const LOOSE_FILES: [&str; 5] = [
     "payments_server.rs",
     "client.rs",
     "reconciliation.rs",
+    "atomic_server.rs",
     "lib.rs",
 ];
 
@@ -60,7 +62,7 @@ impl Intake {
     /// The Spanish line that says no exercise file was found (and which
     /// `.rs` files were, when some were).
     pub fn empty_message(&self) -> String {
-        let mut line = "la entrega no trae ningún archivo de ejercicio: ni una carpeta exercises/src ni payments_server.rs, client.rs o reconciliation.rs; se calificaría la plantilla sin tocar".to_string();
+        let mut line = "la entrega no trae ningún archivo de ejercicio: ni una carpeta exercises/src ni payments_server.rs, client.rs, reconciliation.rs o atomic_server.rs; se calificaría la plantilla sin tocar".to_string();
         if !self.strays.is_empty() {
             line.push_str(&format!(
                 " (trae {}: renómbralos con el nombre exacto)",

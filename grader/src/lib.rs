@@ -5,6 +5,7 @@
 //! typed jobs with raw observations ([`runner`]).
 
 pub mod before_after;
+pub mod catalog;
 pub mod checks;
 pub mod cli;
 pub mod commands;

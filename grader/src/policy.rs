@@ -199,7 +199,9 @@ impl Kind {
                 "un resultado que cambia según qué tipo o qué programa lo llama no es el comportamiento que se califica"
             }
             Kind::Time => "su resultado no puede depender de la hora",
-            Kind::Threads => "los tres ejercicios son secuenciales",
+            Kind::Threads => {
+                "los ejercicios 1 a 3 son secuenciales, y el 4 usa los candados del mundo, sim::sync::Mutex (ver «El store atómico» en el README)"
+            }
             Kind::GlobalState => {
                 "lo que se recuerda entre llamadas vive en el servidor (self) o en los parámetros, no en una variable global"
             }
@@ -289,13 +291,22 @@ pub fn line(shown: &str, u: &Use, exercise: Option<Exercise>) -> String {
         Some(e) => format!("el ejercicio {} no lo necesita", e.number()),
         None => "ningún ejercicio lo necesita".to_string(),
     };
+    // An exercise may say its own why for a kind of use (exercise 4 names
+    // the world's locks where the others say they are sequential).
+    let own = exercise.and_then(|e| {
+        crate::checks::module(e)
+            .policy_reasons
+            .iter()
+            .find(|(label, _)| *label == u.kind.label())
+            .map(|(_, why)| *why)
+    });
     format!(
         "{shown}:{}:{}: usa {} ({}): {who}; {}",
         u.line,
         u.column,
         u.what,
         u.kind.label(),
-        u.kind.reason()
+        own.unwrap_or_else(|| u.kind.reason())
     )
 }
 
@@ -990,51 +1001,6 @@ impl<'ast> Visit<'ast> for Scan {
             self.tokens(ts.clone(), &[]);
         }
         visit::visit_foreign_item(self, i);
-    }
-}
-
-/// The stand-in that replaces a refused exercise's file when the judge
-/// compiles the others: the exercise's items with the kit's signatures and
-/// bodies that never run (a refused exercise's checks are not run). Nothing
-/// of the refused file is compiled.
-pub fn stub(exercise: Exercise) -> &'static str {
-    match exercise {
-        Exercise::Cobro => {
-            "//! Rechazado por la política de código del juez: no se compila.\n\
-             use sim::{ChargeResult, IdempotencyKey, LedgerEntry, Money, OrderId, Payments};\n\
-             #[derive(Debug, Default)]\n\
-             pub struct PaymentsServer;\n\
-             impl PaymentsServer {\n\
-             pub fn new(_idempotent: bool) -> PaymentsServer { PaymentsServer }\n\
-             }\n\
-             impl Payments for PaymentsServer {\n\
-             fn charge(&mut self, _key: IdempotencyKey, _order_id: OrderId, _amount: Money) -> ChargeResult { unimplemented!(\"rechazado\") }\n\
-             fn ledger(&self) -> &[LedgerEntry] { &[] }\n\
-             }\n"
-        }
-        Exercise::Cliente => {
-            "//! Rechazado por la política de código del juez: no se compila.\n\
-             use sim::{ChargeOutcome, KeySource, Network, Order, Payments};\n\
-             pub fn charge_order<P: Payments, K: KeySource>(_server: &mut P, _network: &mut Network, _keys: &mut K, _order: &Order, _max_attempts: u32) -> ChargeOutcome { unimplemented!(\"rechazado\") }\n"
-        }
-        Exercise::Reconciliacion => {
-            "//! Rechazado por la política de código del juez: no se compila.\n\
-             use sim::{LedgerEntry, Order, Reconciliation};\n\
-             pub fn reconcile(_orders: &[Order], _ledger: &[LedgerEntry]) -> Reconciliation { unimplemented!(\"rechazado\") }\n"
-        }
-        Exercise::Store => {
-            "//! Rechazado por la política de código del juez: no se compila.\n\
-             use sim::{ChargeError, ChargeResult, IdempotencyKey, LedgerEntry, Money, OrderId, SharedPayments};\n\
-             #[derive(Debug, Default)]\n\
-             pub struct AtomicPaymentsServer;\n\
-             impl AtomicPaymentsServer {\n\
-             pub fn new() -> AtomicPaymentsServer { AtomicPaymentsServer }\n\
-             }\n\
-             impl SharedPayments for AtomicPaymentsServer {\n\
-             fn charge(&self, _key: IdempotencyKey, _order_id: OrderId, _amount: Money) -> Result<ChargeResult, ChargeError> { unimplemented!(\"rechazado\") }\n\
-             fn ledger(&self) -> Vec<LedgerEntry> { Vec::new() }\n\
-             }\n"
-        }
     }
 }
 

@@ -28,13 +28,14 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::catalog;
 
 /// The kit's rubric, as shipped in `grader/rubrica.toml`.
 pub const KIT_RUBRIC: &str = include_str!("../rubrica.toml");
 /// How the kit's rubric is named in messages.
 pub const KIT_RUBRIC_PATH: &str = "grader/rubrica.toml";
-/// The exercise ids a check id may start with.
-pub const EXERCISE_IDS: [&str; 4] = ["cobro", "cliente", "reconciliacion", "atomico"];
 /// Most points a single entry or pool may give.
 pub const MAX_POINTS: u32 = 10_000;
 
@@ -233,18 +234,11 @@ struct RawEntry {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawVariants {
-    puntos: RawPools,
+    /// One pool per exercise of [`crate::catalog`], by id; required for
+    /// the course's exercises, 0 when a bonus exercise's is left out, and
+    /// no other id is allowed (checked after parsing).
+    puntos: Spanned<BTreeMap<Spanned<String>, i64>>,
     visibilidad: Visibility,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawPools {
-    cobro: i64,
-    cliente: i64,
-    reconciliacion: i64,
-    #[serde(default)]
-    atomico: i64,
 }
 
 #[derive(Deserialize)]
@@ -328,16 +322,47 @@ impl Rubric {
                 },
             );
         }
-        let pools = raw.variantes.puntos;
+        let pools = &raw.variantes.puntos;
+        let at =
+            |span: std::ops::Range<usize>| Some(crate::toml_errors::line_col(text, span.start));
+        if let Some((unknown, _)) = pools
+            .get_ref()
+            .iter()
+            .find(|(id, _)| crate::verdict::Exercise::from_id(id.get_ref()).is_none())
+        {
+            let allowed: Vec<String> = catalog::ids().iter().map(|id| format!("`{id}`")).collect();
+            return Err(RubricError {
+                position: at(unknown.span()),
+                message: format!(
+                    "campo desconocido `{}`; se permiten: {}",
+                    unknown.get_ref(),
+                    allowed.join(", ")
+                ),
+                ..err("variantes.puntos", String::new())
+            });
+        }
+        let by_id: BTreeMap<&str, i64> = pools
+            .get_ref()
+            .iter()
+            .map(|(id, n)| (id.get_ref().as_str(), *n))
+            .collect();
         let mut variant_pools = BTreeMap::new();
-        for (exercise, n) in [
-            ("cobro", pools.cobro),
-            ("cliente", pools.cliente),
-            ("reconciliacion", pools.reconciliacion),
-            ("atomico", pools.atomico),
-        ] {
-            let p = points(&format!("variantes.puntos.{exercise}"), n)?;
-            variant_pools.insert(exercise.to_string(), p);
+        for e in crate::verdict::Exercise::ALL {
+            let exercise = e.id();
+            let field = format!("variantes.puntos.{exercise}");
+            // A bonus exercise's pool may be left out: 0.
+            let n = by_id.get(exercise).copied().or(e.bonus().then_some(0));
+            let Some(n) = n else {
+                return Err(RubricError {
+                    position: at(pools.span()),
+                    ..err(
+                        &field,
+                        "falta; es obligatorio (ver la rúbrica del kit, grader/rubrica.toml)"
+                            .to_string(),
+                    )
+                });
+            };
+            variant_pools.insert(exercise.to_string(), points(&field, n)?);
         }
         let bonus = match raw.bonus {
             None => crate::verdict::Exercise::ALL
@@ -347,12 +372,12 @@ impl Rubric {
                 .collect(),
             Some(b) => {
                 for id in &b.ejercicios {
-                    if !EXERCISE_IDS.contains(&id.as_str()) {
+                    if crate::verdict::Exercise::from_id(id).is_none() {
                         return Err(err(
                             "bonus.ejercicios",
                             format!(
                                 "ejercicio desconocido «{id}»; se permiten: {}",
-                                EXERCISE_IDS.join(", ")
+                                catalog::ids().join(", ")
                             ),
                         ));
                     }
@@ -416,13 +441,13 @@ pub fn exercise_of(id: &str) -> Option<&str> {
 /// Checks that `id` is `exercise/name` with a known exercise and a name of
 /// lowercase letters, digits and dashes.
 fn check_id(id: &str) -> Result<(), String> {
-    let allowed = EXERCISE_IDS.join(", ");
+    let allowed = catalog::ids().join(", ");
     let Some((exercise, name)) = id.split_once('/') else {
         return Err(format!(
             "el id debe ser `ejercicio/nombre` (p. ej. `cobro/replay-devuelve-lo-guardado`), con ejercicio {allowed}"
         ));
     };
-    if !EXERCISE_IDS.contains(&exercise) {
+    if crate::verdict::Exercise::from_id(exercise).is_none() {
         return Err(format!(
             "ejercicio desconocido «{exercise}»; se permiten: {allowed}"
         ));
@@ -474,7 +499,8 @@ visibilidad = "after_due_date"
         // Without `[bonus]`, exercise 4 is the bonus; its pool defaults to 0.
         assert!(r.is_bonus("atomico") && !r.is_bonus("cobro"));
         assert_eq!(r.variant_pool("atomico"), Points::ZERO);
-        let inside = Rubric::parse(&format!("{MINIMAL}\n[bonus]\nejercicios = []\n"), "r.toml").unwrap();
+        let inside =
+            Rubric::parse(&format!("{MINIMAL}\n[bonus]\nejercicios = []\n"), "r.toml").unwrap();
         assert!(!inside.is_bonus("atomico"));
     }
 
@@ -545,6 +571,32 @@ visibilidad = "after_due_date"
             (
                 MINIMAL.replace("reconciliacion = 1 ", ""),
                 "rúbrica r.toml:7:10, campo `variantes.puntos.reconciliacion`: falta; es obligatorio (ver la rúbrica del kit, grader/rubrica.toml)",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = Rubric::parse(&text, "r.toml").unwrap_err();
+            assert_eq!(e.to_string(), want);
+        }
+    }
+
+    #[test]
+    fn the_pools_are_the_catalogs_exercises() {
+        let cases = [
+            (
+                MINIMAL.replace("reconciliacion = 1 }", "reconciliacion = 1, pago = 3 }"),
+                "rúbrica r.toml:7:57, campo `variantes.puntos`: campo desconocido `pago`; se permiten: `cobro`, `cliente`, `reconciliacion`, `atomico`",
+            ),
+            (
+                MINIMAL.replace("cobro = 10, ", ""),
+                "rúbrica r.toml:7:10, campo `variantes.puntos.cobro`: falta; es obligatorio (ver la rúbrica del kit, grader/rubrica.toml)",
+            ),
+            (
+                MINIMAL.replace("cliente = 0", "cliente = \"x\""),
+                "rúbrica r.toml:7:34, campo `variantes.puntos`: tipo inválido: se esperaba un número entero, se leyó el texto \"x\"",
+            ),
+            (
+                MINIMAL.replace("cliente = 0", "cliente = 10001"),
+                "rúbrica r.toml, campo `variantes.puntos.cliente`: debe ser un entero de puntos entre 0 y 10000; se leyó 10001",
             ),
         ];
         for (text, want) in cases {

@@ -6,13 +6,17 @@
 mod catch;
 #[cfg(feature = "explorar")]
 pub mod explore;
+mod charges;
+mod reconcile;
 mod record;
+mod shared;
 mod trace;
+mod world;
 
 use std::io::{Read, Write};
 
-use protocol::{Answer, ClientKind, Job, Observation, WorldRun};
-use sim::{Kit, Payments, SharedPayments, clients};
+use protocol::{Answer, Job, Observation};
+use sim::Kit;
 
 pub use catch::catch;
 
@@ -60,37 +64,24 @@ pub fn answer_caught<K: Kit>(job: &Job) -> Answer {
     catch(|| answer::<K>(job))
 }
 
-/// Runs `job` against `K` in this process (panics propagate).
+/// Runs `job` against `K` in this process (panics propagate): each
+/// exercise's jobs are answered by its own module ([`charges`] for
+/// exercise 1, [`record`] for exercise 2, [`reconcile`] for exercise 3,
+/// [`shared`] for exercise 4),
+/// the lesson's worlds by [`world`] and [`trace`].
 pub fn answer<K: Kit>(job: &Job) -> Observation {
     match job {
-        Job::Charges { idempotent, calls } => {
-            let mut server = K::new_server(*idempotent);
-            let answers = calls
-                .iter()
-                .map(|c| protocol::Answered {
-                    result: server.charge(c.key, c.order_id, c.amount),
-                    rows: server.ledger().len(),
-                })
-                .collect();
-            Observation::Charges {
-                answers,
-                ledger: server.ledger().to_vec(),
-            }
-        }
+        Job::Charges { idempotent, calls } => charges::charges::<K>(*idempotent, calls),
         Job::Shared { calls } => shared_in_one_thread::<K>(calls),
         Job::Client { fleet, orders } => record::client::<K>(fleet, orders.as_deref()),
-        Job::Reconcile { orders, ledger } => Observation::Reconciled(K::reconcile(orders, ledger)),
-        Job::ReconcileFleet { fleet, idempotent } => {
-            let orders = fleet.orders();
-            let ledger = protocol::lesson::ledger(fleet, &orders, *idempotent);
-            Observation::Reconciled(K::reconcile(&orders, &ledger))
-        }
+        Job::Reconcile { orders, ledger } => reconcile::reconcile::<K>(orders, ledger),
+        Job::ReconcileFleet { fleet, idempotent } => reconcile::fleet::<K>(fleet, *idempotent),
         Job::World {
             fleet,
             idempotent,
             client,
             reconcile,
-        } => Observation::World(world::<K>(fleet, *idempotent, *client, *reconcile)),
+        } => Observation::World(world::world::<K>(fleet, *idempotent, *client, *reconcile)),
         Job::Trace {
             fleet,
             idempotent,
@@ -100,30 +91,17 @@ pub fn answer<K: Kit>(job: &Job) -> Observation {
     }
 }
 
-/// Exercise 4 from one thread: a new shared server, then every call in
-/// order, each with the ledger after it ([`Job::Shared`]).
-fn shared<K: Kit>(calls: &[protocol::Call]) -> Observation {
-    let server = K::new_atomic_server();
-    let answers = calls
-        .iter()
-        .map(|c| protocol::SharedAnswered {
-            result: server.charge(c.key, c.order_id, c.amount),
-            ledger: server.ledger(),
-        })
-        .collect();
-    Observation::Shared { answers }
-}
-
-/// [`shared`] in this harness's own thread.
+/// [`shared::shared`] in this harness's own thread.
 #[cfg(not(feature = "explorar"))]
 fn shared_in_one_thread<K: Kit>(calls: &[protocol::Call]) -> Observation {
-    shared::<K>(calls)
+    shared::shared::<K>(calls)
 }
 
-/// [`shared`] in one schedule of the explorer: its locks exist only there.
+/// [`shared::shared`] in one schedule of the explorer: its locks exist only
+/// there.
 #[cfg(feature = "explorar")]
 fn shared_in_one_thread<K: Kit>(calls: &[protocol::Call]) -> Observation {
-    explore::alone(calls.to_vec(), |calls| shared::<K>(calls))
+    explore::alone(calls.to_vec(), |calls| shared::shared::<K>(calls))
 }
 
 /// Exercise 4's concurrent history under the explorer (only in
@@ -143,68 +121,7 @@ fn schedules<K: Kit>(
     _: &protocol::schedules::History,
     _: &protocol::schedules::Exploration,
 ) -> Observation {
-    panic!("este harness no tiene el explorador de horarios: los horarios se exploran en harness-explorador")
-}
-
-/// One world of `fleet` with `K`'s server and the chosen client.
-fn world<K: Kit>(
-    fleet: &sim::Fleet,
-    idempotent: bool,
-    client: ClientKind,
-    reconcile: bool,
-) -> WorldRun {
-    let orders = fleet.orders();
-    let mut server = K::new_server(idempotent);
-    let mut network = fleet.network();
-    let mut keys = fleet.keys();
-    let max = fleet.max_attempts;
-    let mut unconfirmed = 0;
-    for order in &orders {
-        let outcome =
-            charge_one::<K, _, _>(client, &mut server, &mut network, &mut keys, order, max);
-        unconfirmed += u64::from(outcome.confirmed.is_none());
-    }
-    figures::<K>(
-        &orders,
-        server.ledger(),
-        network.attempts(),
-        unconfirmed,
-        reconcile,
+    panic!(
+        "este harness no tiene el explorador de horarios: los horarios se exploran en harness-explorador"
     )
-}
-
-/// The chosen client charges one order.
-fn charge_one<K: Kit, P: Payments, S: sim::KeySource>(
-    client: ClientKind,
-    server: &mut P,
-    network: &mut sim::Network,
-    keys: &mut S,
-    order: &sim::Order,
-    max: u32,
-) -> sim::ChargeOutcome {
-    match client {
-        ClientKind::Lesson => record::lesson_client(server, network, keys, order, max),
-        ClientKind::Implementation => K::charge_order(server, network, keys, order, max),
-        ClientKind::KeyPerAttempt => {
-            clients::charge_with_key_per_attempt(server, network, keys, order, max)
-        }
-    }
-}
-
-/// A world's figures from its ledger, reconciled with `K`'s exercise 3 when
-/// `reconcile`.
-fn figures<K: Kit>(
-    orders: &[sim::Order],
-    ledger: &[sim::LedgerEntry],
-    attempts: u64,
-    unconfirmed: u64,
-    reconcile: bool,
-) -> WorldRun {
-    WorldRun {
-        attempts,
-        executions: ledger.len() as u64,
-        charged: ledger.iter().map(|r| r.amount).sum(),
-        unconfirmed,
-        reconciliation: reconcile.then(|| K::reconcile(orders, ledger)),
-    }
 }

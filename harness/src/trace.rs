@@ -46,7 +46,7 @@ pub fn world<K: Kit>(fleet: &Fleet, idempotent: bool, client: ClientKind) -> Wor
     let mut calls_per_order = Vec::with_capacity(orders.len());
     for order in &orders {
         let before = server.calls.len();
-        let outcome = super::charge_one::<K, _, _>(
+        let outcome = crate::world::charge_one::<K, _, _>(
             client,
             &mut server,
             &mut network,
@@ -59,7 +59,7 @@ pub fn world<K: Kit>(fleet: &Fleet, idempotent: bool, client: ClientKind) -> Wor
     }
     let ledger = server.inner.ledger();
     WorldTrace {
-        run: super::figures::<K>(&orders, ledger, network.attempts(), unconfirmed, true),
+        run: crate::world::figures::<K>(&orders, ledger, network.attempts(), unconfirmed, true),
         calls_per_order,
         ledger: ledger.to_vec(),
         calls: server.calls,

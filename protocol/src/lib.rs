@@ -8,42 +8,32 @@
 //! and reports exist only in the judge, so a harness that lies can only lie
 //! about its own behaviour, which the judge grades like any wrong answer.
 
+//!
+//! Each exercise's own types live in its module ([`charges`] for exercise
+//! 1, [`client`] for exercise 2, [`shared`] for exercise 4; exercise 3
+//! answers with `sim::Reconciliation`), the worlds where they run together in [`world`];
+//! all are re-exported here. A new exercise adds its module, one [`Job`] and
+//! one [`Observation`] variant wrapping its own types, and its arm in
+//! [`Job::work`].
+
+pub mod charges;
+pub mod client;
 pub mod lesson;
 pub mod schedules;
+pub mod shared;
+pub mod world;
 
 use serde::{Deserialize, Serialize};
-use sim::{
-    ChargeError, ChargeOutcome, ChargeResult, Fleet, IdempotencyKey, LedgerEntry, Money, Order,
-    OrderId, Reconciliation,
-};
+use sim::{Fleet, LedgerEntry, Order, Reconciliation};
+
+pub use charges::{Answered, Call};
+pub use client::{OrderRun, Sent, runs};
+pub use shared::SharedAnswered;
+pub use world::{ClientKind, TracedCall, WorldRun, WorldTrace};
 
 /// The prefix of an answer line on the harness's stdout. Anything else the
 /// implementation prints is ignored.
 pub const ANSWER_MARKER: &str = "@@kit-answer@@ ";
-
-/// One `charge` call: what was sent to the server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Call {
-    /// The idempotency key it carried.
-    pub key: IdempotencyKey,
-    /// The order.
-    pub order_id: OrderId,
-    /// The amount, in cents.
-    pub amount: Money,
-}
-
-/// Which client charges the orders of a [`Job::World`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ClientKind {
-    /// Lesson 2's own loop (`client_charge`) with one key per operation: the
-    /// harness's, so that exercise 1 is graded on its own.
-    Lesson,
-    /// The implementation's client (exercise 2).
-    Implementation,
-    /// Lesson 3's wrong client, shipped in `sim` as the contrast: a key per
-    /// attempt.
-    KeyPerAttempt,
-}
 
 /// One thing for the harness to run against the implementation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -153,115 +143,6 @@ impl Job {
     }
 }
 
-/// What one call answered, and how many ledger rows there were after it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Answered {
-    /// The call's result.
-    pub result: ChargeResult,
-    /// `ledger().len()` right after the call.
-    pub rows: usize,
-}
-
-/// What one call to the shared server answered (exercise 4), and its ledger
-/// right after it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SharedAnswered {
-    /// The call's result: a charge or replay, or the error it was refused
-    /// with.
-    pub result: Result<ChargeResult, ChargeError>,
-    /// `ledger()` right after the call.
-    pub ledger: Vec<LedgerEntry>,
-}
-
-/// `times` identical calls in a row: a retry loop's attempts of one order
-/// are one entry, however many there are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sent {
-    /// The call.
-    pub call: Call,
-    /// How many times in a row, at least 1.
-    pub times: u32,
-}
-
-/// `calls` with runs of identical calls collapsed.
-pub fn runs(calls: impl IntoIterator<Item = Call>) -> Vec<Sent> {
-    let mut out: Vec<Sent> = Vec::new();
-    for call in calls {
-        match out.last_mut() {
-            Some(last) if last.call == call => last.times += 1,
-            _ => out.push(Sent { call, times: 1 }),
-        }
-    }
-    out
-}
-
-/// What the implementation's client did with one order (exercise 2).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OrderRun {
-    /// What the client reported.
-    pub outcome: ChargeOutcome,
-    /// The calls it sent for this order, in order, runs of identical calls
-    /// collapsed ([`runs`]). Lesson 2's idempotent server answers the first
-    /// call of the `n`-th distinct key of the whole run (from 1) with charge
-    /// id `ch_n`, and every later call of that key with the same result.
-    pub sent: Vec<Sent>,
-    /// The keys it took from the key source for this order.
-    pub keys_issued: Vec<IdempotencyKey>,
-}
-
-impl OrderRun {
-    /// Every call, one by one.
-    pub fn calls(&self) -> impl Iterator<Item = Call> + '_ {
-        self.sent
-            .iter()
-            .flat_map(|s| std::iter::repeat_n(s.call, s.times as usize))
-    }
-
-    /// How many calls it sent.
-    pub fn call_count(&self) -> u64 {
-        self.sent.iter().map(|s| u64::from(s.times)).sum()
-    }
-}
-
-/// The figures of one world run by [`Job::World`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorldRun {
-    /// Attempts the network carried.
-    pub attempts: u64,
-    /// Rows the server's ledger holds (real executions of the charge).
-    pub executions: u64,
-    /// Sum of the ledger's rows, in cents.
-    pub charged: Money,
-    /// Orders the client reported unconfirmed.
-    pub unconfirmed: u64,
-    /// The implementation's reconciliation, when the job asked for it.
-    pub reconciliation: Option<Reconciliation>,
-}
-
-/// One call the server received in a [`Job::Trace`], in the order of the
-/// run, with the ledger's size right after it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TracedCall {
-    /// What was sent.
-    pub call: Call,
-    /// `ledger().len()` right after the call (a new row when it grew).
-    pub rows: u32,
-}
-
-/// A world run call by call ([`Job::Trace`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorldTrace {
-    /// The figures, reconciled, as [`Job::World`] gives them.
-    pub run: WorldRun,
-    /// How many calls the client made for each order of the fleet, in order
-    /// (the calls of order `i` follow those of orders `0..i` in `calls`).
-    pub calls_per_order: Vec<u32>,
-    /// Every call, in order.
-    pub calls: Vec<TracedCall>,
-    /// The server's ledger at the end.
-    pub ledger: Vec<LedgerEntry>,
-}
-
 /// What the harness observed running one job.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Observation {
@@ -338,7 +219,7 @@ pub fn parse_answer_line(line: &str) -> Option<Result<Answer, String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim::{ChargeId, ChargeStatus};
+    use sim::{ChargeId, ChargeResult, ChargeStatus, Money};
 
     #[test]
     fn an_answer_line_round_trips_after_unterminated_output() {

@@ -29,6 +29,22 @@ pub const CHECKS: &[(&str, &str)] = &[
     ),
 ];
 
+/// What the judge knows of exercise 2's checks ([`crate::checks::Module`]).
+pub const MODULE: crate::checks::Module = crate::checks::Module {
+    id: "cliente",
+    fixed: CHECKS,
+    run_fixed: run,
+    model: Some(crate::checks::model::client::run),
+    scenario: Some(crate::checks::scenario::client),
+    refused_stub: REFUSED_STUB,
+    policy_reasons: &[],
+};
+
+/// The stand-in for a refused `client.rs` ([`crate::checks::Module::refused_stub`]).
+const REFUSED_STUB: &str = "//! Rechazado por la política de código del juez: no se compila.\n\
+    use sim::{ChargeOutcome, KeySource, Network, Order, Payments};\n\
+    pub fn charge_order<P: Payments, K: KeySource>(_server: &mut P, _network: &mut Network, _keys: &mut K, _order: &Order, _max_attempts: u32) -> ChargeOutcome { unimplemented!(\"rechazado\") }\n";
+
 const LOST: Delivery = Delivery::Lost;
 const DELIVERED: Delivery = Delivery::Delivered;
 

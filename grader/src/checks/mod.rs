@@ -1,5 +1,10 @@
 //! The catalog of checks: fixed checks per exercise, plus one whole-scenario
 //! check per exercise for every fixture (and seeded variant) being graded.
+//!
+//! Each exercise of [`crate::catalog`] has its own checks module here,
+//! described to the rest of the judge by one [`Module`] ([`module`]): its
+//! fixed checks, its model family, its whole-scenario check and the
+//! stand-in that replaces its file when the source policy refuses it.
 
 pub mod charge_steps;
 pub mod client;
@@ -11,9 +16,52 @@ pub mod store;
 pub mod store_schedules;
 pub mod store_steps;
 
+use crate::catalog::COUNT;
 use crate::fixture::Scenario;
 use crate::runner::Execute;
 use crate::verdict::{Exercise, Verdict};
+
+/// What a check of one exercise concludes: `Ok` when it passed.
+pub type Outcome = Result<(), Verdict>;
+
+/// What the judge knows of one exercise's checks: everything outside its
+/// module reaches them through this.
+#[derive(Clone, Copy, Debug)]
+pub struct Module {
+    /// The exercise's id in [`crate::catalog::ENTRIES`] (a test keeps the
+    /// two tables in the same order).
+    pub id: &'static str,
+    /// `(name, title)` of every fixed check, in report order.
+    pub fixed: &'static [(&'static str, &'static str)],
+    /// Runs the fixed check with this name.
+    pub run_fixed: fn(&dyn Execute, &str) -> Outcome,
+    /// Runs the model family with this seed, when the exercise has one.
+    pub model: Option<fn(&dyn Execute, u64) -> Outcome>,
+    /// Runs the whole-scenario check over a fixture, when the exercise has
+    /// one.
+    pub scenario: Option<fn(&dyn Execute, &Scenario) -> Outcome>,
+    /// The source the judge compiles instead of the exercise's file when
+    /// the source policy refuses it: the exercise's items with the kit's
+    /// signatures and bodies that never run.
+    pub refused_stub: &'static str,
+    /// The exercise's own reason for refusing a kind of use, by the kind's
+    /// label in [`crate::policy`] (`hilos o sincronización`), where the
+    /// general reason does not fit it; empty for the general reasons.
+    pub policy_reasons: &'static [(&'static str, &'static str)],
+}
+
+/// Every exercise's checks, in catalog order.
+const MODULES: [Module; COUNT] = [
+    server::MODULE,
+    client::MODULE,
+    reconciliation::MODULE,
+    store::MODULE,
+];
+
+/// The checks of `exercise`.
+pub fn module(exercise: Exercise) -> &'static Module {
+    &MODULES[exercise.index()]
+}
 
 /// What a check runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,27 +122,19 @@ fn model_title(seed: u64) -> String {
     )
 }
 
-fn fixed(exercise: Exercise) -> &'static [(&'static str, &'static str)] {
-    match exercise {
-        Exercise::Cobro => server::CHECKS,
-        Exercise::Cliente => client::CHECKS,
-        Exercise::Reconciliacion => reconciliation::CHECKS,
-        Exercise::Store => store::CHECKS,
-    }
-}
-
-/// The concurrent checks of `exercise`, run under the schedule explorer
-/// (only exercise 4's).
-fn concurrent(exercise: Exercise) -> &'static [(&'static str, &'static str)] {
-    match exercise {
-        Exercise::Store => store_schedules::CHECKS,
-        _ => &[],
+/// The concurrent checks of `exercise`, run under the schedule explorer in
+/// the harness's second build ([`store_schedules`]): those of the exercise
+/// whose catalog entry asks for that build (exercise 4's shared server).
+fn explored(exercise: Exercise) -> &'static [(&'static str, &'static str)] {
+    if exercise.explorer_build() {
+        store_schedules::CHECKS
+    } else {
+        &[]
     }
 }
 
 impl Catalog {
-    /// The checks of `exercises` (all of them when empty) over `scenarios`
-    /// (only for the exercises that [`Exercise::has_scenarios`]).
+    /// The checks of `exercises` (all of them when empty) over `scenarios`.
     pub fn new(scenarios: Vec<Scenario>, exercises: &[Exercise]) -> Catalog {
         let chosen: Vec<Exercise> = if exercises.is_empty() {
             Exercise::ALL.to_vec()
@@ -103,7 +143,8 @@ impl Catalog {
         };
         let mut checks = Vec::new();
         for exercise in chosen {
-            for &(name, title) in fixed(exercise).iter().chain(concurrent(exercise)) {
+            let module = module(exercise);
+            for &(name, title) in module.fixed.iter().chain(explored(exercise)) {
                 checks.push(Check {
                     id: format!("{}/{name}", exercise.id()),
                     exercise,
@@ -111,18 +152,18 @@ impl Catalog {
                     target: CheckTarget::Fixed(name),
                 });
             }
-            checks.push(Check {
-                id: format!("{}/{MODEL}", exercise.id()),
-                exercise,
-                title: model_title(model::PUBLIC_SEED),
-                target: CheckTarget::Model(model::PUBLIC_SEED),
-            });
-            let graded_by_scenarios = if exercise.has_scenarios() {
-                scenarios.len()
-            } else {
-                0
-            };
-            for (i, s) in scenarios.iter().enumerate().take(graded_by_scenarios) {
+            if module.model.is_some() {
+                checks.push(Check {
+                    id: format!("{}/{MODEL}", exercise.id()),
+                    exercise,
+                    title: model_title(model::PUBLIC_SEED),
+                    target: CheckTarget::Model(model::PUBLIC_SEED),
+                });
+            }
+            if module.scenario.is_none() {
+                continue;
+            }
+            for (i, s) in scenarios.iter().enumerate() {
                 checks.push(Check {
                     id: format!("{}/{}", exercise.id(), s.name),
                     exercise,
@@ -140,6 +181,7 @@ impl Catalog {
     pub fn add_model_variants(&mut self, variants: &[crate::variants::Variant]) {
         let exercises: Vec<Exercise> = Exercise::ALL
             .into_iter()
+            .filter(|e| module(*e).model.is_some())
             .filter(|e| self.checks.iter().any(|c| c.exercise == *e))
             .collect();
         for exercise in exercises {
@@ -165,17 +207,46 @@ impl Catalog {
 
     /// Runs `check` against the implementation behind `h`.
     pub fn run(&self, h: &dyn Execute, check: &Check) -> Verdict {
-        let result = match (check.exercise, check.target) {
-            (Exercise::Cobro, CheckTarget::Fixed(id)) => server::run(h, id),
-            (Exercise::Cliente, CheckTarget::Fixed(id)) => client::run(h, id),
-            (Exercise::Reconciliacion, CheckTarget::Fixed(id)) => reconciliation::run(h, id),
-            (Exercise::Store, CheckTarget::Fixed(id)) if store_schedules::owns(id) => {
+        let module = module(check.exercise);
+        let result = match check.target {
+            CheckTarget::Fixed(id) if explored(check.exercise).iter().any(|(n, _)| *n == id) => {
                 store_schedules::run(h, id)
             }
-            (Exercise::Store, CheckTarget::Fixed(id)) => store::run(h, id),
-            (exercise, CheckTarget::Scenario(i)) => scenario::run(h, exercise, &self.scenarios[i]),
-            (exercise, CheckTarget::Model(seed)) => model::run(h, exercise, seed),
+            CheckTarget::Fixed(id) => (module.run_fixed)(h, id),
+            CheckTarget::Scenario(i) => module
+                .scenario
+                .map_or(Ok(()), |run| run(h, &self.scenarios[i])),
+            CheckTarget::Model(seed) => module.model.map_or(Ok(()), |run| run(h, seed)),
         };
         result.err().unwrap_or(Verdict::Passed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_exercise_has_its_checks_module_in_catalog_order() {
+        for e in Exercise::ALL {
+            assert_eq!(module(e).id, e.id());
+            assert!(!module(e).fixed.is_empty(), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn each_exercise_lists_its_fixed_model_and_scenario_checks() {
+        let catalog = Catalog::new(Vec::new(), &[Exercise::Cliente]);
+        let ids: Vec<&str> = catalog.checks.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "cliente/misma-key-en-cada-reintento",
+                "cliente/se-detiene-en-la-primera-respuesta",
+                "cliente/se-rinde-tras-max-attempts",
+                "cliente/operaciones-distintas-keys-distintas",
+                "cliente/modelo",
+            ]
+        );
     }
 }

@@ -31,6 +31,22 @@ pub const CHECKS: &[(&str, &str)] = &[
     ),
 ];
 
+/// What the judge knows of exercise 3's checks ([`crate::checks::Module`]).
+pub const MODULE: crate::checks::Module = crate::checks::Module {
+    id: "reconciliacion",
+    fixed: CHECKS,
+    run_fixed: run,
+    model: Some(crate::checks::model::reconciliation::run),
+    scenario: Some(crate::checks::scenario::reconciliation),
+    refused_stub: REFUSED_STUB,
+    policy_reasons: &[],
+};
+
+/// The stand-in for a refused `reconciliation.rs` ([`crate::checks::Module::refused_stub`]).
+const REFUSED_STUB: &str = "//! Rechazado por la política de código del juez: no se compila.\n\
+    use sim::{LedgerEntry, Order, Reconciliation};\n\
+    pub fn reconcile(_orders: &[Order], _ledger: &[LedgerEntry]) -> Reconciliation { unimplemented!(\"rechazado\") }\n";
+
 fn order(id: u64, dollars: i64) -> Order {
     Order {
         id: OrderId(id),

@@ -8,7 +8,7 @@ use crate::checks::reconciliation::{differences, explain};
 use crate::fixture::Scenario;
 use crate::oracle::{self, Expected, WorldFigures};
 use crate::runner::{self, Execute};
-use crate::verdict::{Exercise, Verdict};
+use crate::verdict::Verdict;
 
 /// Figures measured on one world, comparable with the oracle's.
 #[derive(Debug, PartialEq, Eq)]
@@ -63,25 +63,13 @@ pub fn describe_scenario(s: &Scenario) -> String {
     )
 }
 
-/// Runs `exercise`'s whole-scenario check of `scenario` against the
-/// implementation.
-pub fn run(h: &dyn Execute, exercise: Exercise, scenario: &Scenario) -> Result<(), Verdict> {
-    let expected = oracle::expect(&scenario.fleet);
-    match exercise {
-        Exercise::Cobro => server(h, scenario, &expected),
-        Exercise::Cliente => client(h, scenario, &expected),
-        Exercise::Reconciliacion => reconciliation(h, scenario, &expected),
-        // The catalog gives exercise 4 no scenario checks
-        // (`Exercise::has_scenarios`): the fleets are sequential worlds.
-        Exercise::Store => Err(crate::runner::unexpected(
-            "el ejercicio 4 no tiene verificaciones de escenario",
-        )),
-    }
-}
-
 /// Exercise 1 over a fleet: lesson 2's client (one key per operation)
 /// charges every order against the implementation's server.
-fn server(h: &dyn Execute, scenario: &Scenario, e: &Expected) -> Result<(), Verdict> {
+///
+/// # Errors
+/// The first figure that differs from the oracle's, or how the code failed.
+pub fn server(h: &dyn Execute, scenario: &Scenario) -> Result<(), Verdict> {
+    let e = &oracle::expect(&scenario.fleet);
     let name = describe_scenario(scenario);
     let fleet = &scenario.fleet;
     let before = Measured::of(&runner::world(h, fleet, false, ClientKind::Lesson, false)?);
@@ -124,7 +112,11 @@ fn server(h: &dyn Execute, scenario: &Scenario, e: &Expected) -> Result<(), Verd
 
 /// Exercise 2 over a fleet: the implementation's client, its calls replayed
 /// through lesson 2's server in both worlds.
-fn client(h: &dyn Execute, scenario: &Scenario, e: &Expected) -> Result<(), Verdict> {
+///
+/// # Errors
+/// The first figure that differs from the oracle's, or how the code failed.
+pub fn client(h: &dyn Execute, scenario: &Scenario) -> Result<(), Verdict> {
+    let e = &oracle::expect(&scenario.fleet);
     let name = describe_scenario(scenario);
     let (runs, attempts) = runner::client(h, &scenario.fleet, None)?;
     let per_order: Vec<u32> = runs.iter().map(|r| r.outcome.attempts).collect();
@@ -227,7 +219,11 @@ fn client_hint(
 
 /// Exercise 3 over a fleet: the ledger lesson 2's server leaves in each
 /// world, reconciled by the implementation.
-fn reconciliation(h: &dyn Execute, scenario: &Scenario, e: &Expected) -> Result<(), Verdict> {
+///
+/// # Errors
+/// The first figure that differs from the oracle's, or how the code failed.
+pub fn reconciliation(h: &dyn Execute, scenario: &Scenario) -> Result<(), Verdict> {
+    let e = &oracle::expect(&scenario.fleet);
     let name = describe_scenario(scenario);
     for (idempotent, w, world) in [
         (false, &e.before, "SIN idempotencia"),

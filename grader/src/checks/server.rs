@@ -37,6 +37,30 @@ pub const CHECKS: &[(&str, &str)] = &[
     ),
 ];
 
+/// What the judge knows of exercise 1's checks ([`crate::checks::Module`]).
+pub const MODULE: crate::checks::Module = crate::checks::Module {
+    id: "cobro",
+    fixed: CHECKS,
+    run_fixed: run,
+    model: Some(crate::checks::model::server::run),
+    scenario: Some(crate::checks::scenario::server),
+    refused_stub: REFUSED_STUB,
+    policy_reasons: &[],
+};
+
+/// The stand-in for a refused `payments_server.rs` ([`crate::checks::Module::refused_stub`]).
+const REFUSED_STUB: &str = "//! Rechazado por la política de código del juez: no se compila.\n\
+    use sim::{ChargeResult, IdempotencyKey, LedgerEntry, Money, OrderId, Payments};\n\
+    #[derive(Debug, Default)]\n\
+    pub struct PaymentsServer;\n\
+    impl PaymentsServer {\n\
+    pub fn new(_idempotent: bool) -> PaymentsServer { PaymentsServer }\n\
+    }\n\
+    impl Payments for PaymentsServer {\n\
+    fn charge(&mut self, _key: IdempotencyKey, _order_id: OrderId, _amount: Money) -> ChargeResult { unimplemented!(\"rechazado\") }\n\
+    fn ledger(&self) -> &[LedgerEntry] { &[] }\n\
+    }\n";
+
 const K1: IdempotencyKey = IdempotencyKey(0x9001_0000_0000_0001);
 const K2: IdempotencyKey = IdempotencyKey(0x9001_0000_0000_0002);
 const K3: IdempotencyKey = IdempotencyKey(0x9001_0000_0000_0003);

@@ -71,6 +71,36 @@ pub const CHECKS: &[(&str, &str)] = &[
     ),
 ];
 
+/// What the judge knows of exercise 4's checks ([`crate::checks::Module`]):
+/// no whole-scenario checks (the fixtures' fleets are lesson 2's sequential
+/// worlds).
+pub const MODULE: crate::checks::Module = crate::checks::Module {
+    id: "atomico",
+    fixed: CHECKS,
+    run_fixed: run,
+    model: Some(crate::checks::model::store::run),
+    scenario: None,
+    refused_stub: REFUSED_STUB,
+    policy_reasons: &[("hilos o sincronización", THREADS)],
+};
+
+/// The stand-in for a refused `atomic_server.rs`
+/// ([`crate::checks::Module::refused_stub`]).
+const REFUSED_STUB: &str = "//! Rechazado por la política de código del juez: no se compila.\n\
+    use sim::{ChargeError, ChargeResult, IdempotencyKey, LedgerEntry, Money, OrderId, SharedPayments};\n\
+    #[derive(Debug, Default)]\n\
+    pub struct AtomicPaymentsServer;\n\
+    impl AtomicPaymentsServer {\n\
+    pub fn new() -> AtomicPaymentsServer { AtomicPaymentsServer }\n\
+    }\n\
+    impl SharedPayments for AtomicPaymentsServer {\n\
+    fn charge(&self, _key: IdempotencyKey, _order_id: OrderId, _amount: Money) -> Result<ChargeResult, ChargeError> { unimplemented!(\"rechazado\") }\n\
+    fn ledger(&self) -> Vec<LedgerEntry> { Vec::new() }\n\
+    }\n";
+
+/// Why exercise 4 refuses `std::sync` and `std::thread`, and what to use.
+const THREADS: &str = "usa los candados del mundo, sim::sync::Mutex (`use sim::sync::Mutex;`, con la API de std::sync::Mutex y lock() sin unwrap): el juez los cambia por los de su explorador de horarios para probar los reintentos concurrentes, y los de std::sync no los vería; los hilos los pone el juez, tu servidor no crea ninguno";
+
 const K1: IdempotencyKey = IdempotencyKey(0x4001_0000_0000_0001);
 const K2: IdempotencyKey = IdempotencyKey(0x4001_0000_0000_0002);
 const K3: IdempotencyKey = IdempotencyKey(0x4001_0000_0000_0003);
@@ -315,7 +345,13 @@ fn first_row_difference(got: &[LedgerEntry], want: &[LedgerEntry]) -> usize {
 /// `ch_0001 ord_0001 $500 K1`, or `ninguna`.
 pub fn describe_row(r: Option<&LedgerEntry>, name: &dyn Fn(IdempotencyKey) -> String) -> String {
     r.map_or("ninguna".to_string(), |r| {
-        format!("{} {} {} {}", r.charge_id, r.order_id, r.amount, name(r.key))
+        format!(
+            "{} {} {} {}",
+            r.charge_id,
+            r.order_id,
+            r.amount,
+            name(r.key)
+        )
     })
 }
 
@@ -408,9 +444,9 @@ pub fn diagnose(calls: &[Call], got: &Answers, want: &Answers, i: usize) -> Hint
             )
         }
         (Ok(stored), Some(j)) => {
-            let rejected = calls[j + 1..i].iter().position(|p| {
-                p.key == c.key && (p.order_id, p.amount) != (c.order_id, c.amount)
-            });
+            let rejected = calls[j + 1..i]
+                .iter()
+                .position(|p| p.key == c.key && (p.order_id, p.amount) != (c.order_id, c.amount));
             let after = rejected.map_or(String::new(), |k| {
                 format!(
                     " (después de la llamada {}, la misma key con otra request)",
@@ -426,7 +462,10 @@ pub fn diagnose(calls: &[Call], got: &Answers, want: &Answers, i: usize) -> Hint
                     NO_IN_FLIGHT,
                 ),
                 Err(ChargeError::KeyReused) => (
-                    "tu servidor respondió Err(KeyReused), pero la request es la misma (misma orden, mismo monto)".to_string(),
+                    format!(
+                        "tu servidor respondió Err(KeyReused){after}, pero la request es la misma de la llamada {} (misma orden, mismo monto)",
+                        j + 1
+                    ),
                     REPLAY,
                 ),
                 Ok(r) if r != stored => (
@@ -461,7 +500,12 @@ pub fn diagnose(calls: &[Call], got: &Answers, want: &Answers, i: usize) -> Hint
                 .iter()
                 .any(|p| (p.order_id, p.amount) == (c.order_id, c.amount));
             let owner = match &g.result {
-                Ok(r) if r.charge_id != new.charge_id && (r.amount, r.status) == (new.amount, new.status) => IDS,
+                Ok(r)
+                    if r.charge_id != new.charge_id
+                        && (r.amount, r.status) == (new.amount, new.status) =>
+                {
+                    IDS
+                }
                 Ok(_) if g.result == w.result && wrote == written(want, i) => {
                     let n = first_row_difference(&g.ledger, &w.ledger);
                     match (g.ledger.get(n), w.ledger.get(n)) {
@@ -522,13 +566,22 @@ mod tests {
         let results: Vec<String> = answers.iter().map(|a| short(&a.result)).collect();
         assert_eq!(
             results,
-            ["ch_0001 $500", "Err(KeyReused)", "ch_0001 $500", "ch_0002 $400"]
+            [
+                "ch_0001 $500",
+                "Err(KeyReused)",
+                "ch_0001 $500",
+                "ch_0002 $400"
+            ]
         );
         let rows: Vec<usize> = answers.iter().map(|a| a.ledger.len()).collect();
         assert_eq!(rows, [1, 1, 1, 2]);
         let ids = Model::play(&script(IDS).unwrap());
         let last = ids.last().unwrap();
-        let charge_ids: Vec<String> = last.ledger.iter().map(|r| r.charge_id.to_string()).collect();
+        let charge_ids: Vec<String> = last
+            .ledger
+            .iter()
+            .map(|r| r.charge_id.to_string())
+            .collect();
         assert_eq!(charge_ids, ["ch_0001", "ch_0002", "ch_0003"]);
         assert_eq!(short(&ids[4].result), "Err(KeyReused)");
     }

@@ -80,7 +80,8 @@ pub fn run(cli: &Cli) -> ExitCode {
 pub struct Run {
     /// The scored checks, with the run's wall-clock time.
     pub sheet: Sheet,
-    /// Whether every check passed.
+    /// Whether every check passed, the bonus apart ([`Sheet::full_marks`]):
+    /// the exit status is 0 then.
     pub all_passed: bool,
     /// The harness that ran the checks, for more jobs with the same build
     /// (`vigilar` runs the lesson's fleet with it); `None` when the code did
@@ -227,8 +228,8 @@ impl Setup {
         let mut sheet = Sheet::new(&graded, &self.rubric, &self.plan, &repro_args(cli));
         sheet.elapsed_secs = execution_time(started);
         Run {
+            all_passed: sheet.full_marks(),
             sheet,
-            all_passed: graded.all_passed(),
             harness,
         }
     }

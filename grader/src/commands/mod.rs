@@ -15,6 +15,7 @@ use std::process::ExitCode;
 
 use crate::cli::Cli;
 use crate::fixture::FixtureError;
+use crate::paths;
 use crate::runner::build::{self, Flavor, Implementation};
 use crate::runner::explorer::Lazy;
 use crate::runner::cleanup;
@@ -22,7 +23,6 @@ use crate::runner::diagnostics::Cause;
 use crate::runner::process::{HarnessProcess, TimeLimits};
 use crate::runner::sandbox::Sandbox;
 use crate::verdict::Exercise;
-use crate::{paths, policy};
 
 /// The implementation the command line chooses.
 ///
@@ -67,8 +67,8 @@ pub fn harness(cli: &Cli, which: Implementation) -> Result<HarnessProcess, Cause
 
 /// As [`harness`], for the copy of the kit at `root` (`curso` builds one
 /// copy per submission), compiled without the files of the `refused`
-/// exercises (each replaced by [`policy::stub`]): nothing of refused code is
-/// compiled or run. With no refused exercise, the workspace at `root` is
+/// exercises (each replaced by its [`crate::checks::Module::refused_stub`]):
+/// nothing of refused code is compiled or run. With no refused exercise, the workspace at `root` is
 /// built in place.
 ///
 /// # Errors
@@ -81,12 +81,19 @@ pub fn harness_without(
 ) -> Result<HarnessProcess, Cause> {
     let stubs: Vec<(String, String)> = refused
         .iter()
-        .map(|e| (e.file().to_string(), policy::stub(*e).to_string()))
+        .map(|e| {
+            let stub = crate::checks::module(*e).refused_stub;
+            (e.file().to_string(), stub.to_string())
+        })
         .collect();
     let mut plain = launch(cli, build_of(root, which, Flavor::Plain, &stubs, refused)?)?;
-    // Exercise 4's schedules need the second harness; it is built only if a
-    // check asks for it, and never when exercise 4 itself was refused.
-    if !refused.contains(&Exercise::Store) {
+    // The schedules of an exercise whose entry asks for the second harness
+    // (exercise 4's): built only if one of its checks asks for it, and never
+    // when that exercise itself was refused.
+    let explored = Exercise::ALL
+        .into_iter()
+        .any(|e| e.explorer_build() && !refused.contains(&e));
+    if explored {
         let (root, refused, timeout) = (root.to_path_buf(), refused.to_vec(), cli.timeout);
         plain.explorer = Some(Lazy::new(move || {
             let built = build_of(&root, which, Flavor::Explorer, &stubs, &refused)?;

@@ -184,6 +184,13 @@ impl Sheet {
         self.rows.iter().any(|r| r.bonus)
     }
 
+    /// Whether every check outside the bonus passed: full marks, whatever
+    /// the bonus says (a pending or failing bonus is never a failure of the
+    /// grade).
+    pub fn full_marks(&self) -> bool {
+        self.rows.iter().all(|r| r.bonus || r.verdict.passed())
+    }
+
     /// Checks passed and checks run, the bonus apart.
     pub fn passed(&self) -> (usize, usize) {
         let graded = self.rows.iter().filter(|r| !r.bonus);

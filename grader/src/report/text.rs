@@ -37,8 +37,7 @@ pub fn render(sheet: &Sheet) -> String {
             out.push_str(&exercise_block(sheet, exercise, RERUN, Hints::Shown));
         }
     }
-    let (passed, total) = sheet.passed();
-    let colour = if passed == total { GREEN } else { RED };
+    let colour = if sheet.full_marks() { GREEN } else { RED };
     let _ = writeln!(out, "\n{BOLD}{colour}{}{RESET}", sheet.score_line());
     let _ = writeln!(out, "{}", progress(sheet));
     out
@@ -298,18 +297,13 @@ fn progress(sheet: &Sheet) -> String {
         });
     }
     let next = main.iter().find(|e| !done.contains(e));
-    let next_step = |e: &Exercise| {
-        format!(
-            "Ejercicio {} ({}, {})",
-            e.number(),
-            e.file(),
-            e.function()
-        )
-    };
+    let next_step =
+        |e: &Exercise| format!("Ejercicio {} ({}, {})", e.number(), e.file(), e.function());
     match next {
         Some(e) => format!("{head} · siguiente: {}", next_step(e)),
         None if whole && !bonus_left.is_empty() => format!(
-            "{head} · los tres pasan; si quieres el bonus: {}",
+            "{head} · los {} pasan; si quieres el bonus: {}",
+            crate::catalog::course_count_in_words(),
             next_step(&bonus_left[0])
         ),
         None if whole && sheet.target == "solutions" => {
@@ -330,8 +324,9 @@ fn progress(sheet: &Sheet) -> String {
                 .collect();
             // The others were not graded: whether they pass is not known.
             format!(
-                "{head} · {} no se verificaron en esta corrida: `cargo run -p grader` verifica los tres",
-                rest.join(" y ")
+                "{head} · {} no se verificaron en esta corrida: `cargo run -p grader` verifica los {}",
+                crate::catalog::listed(&rest, "y"),
+                crate::catalog::course_count_in_words()
             )
         }
     }

@@ -16,6 +16,15 @@ use sim::{
 
 use super::{Family, Outcome};
 
+/// Exercise 2's family with `seed`: [`CASES`](super::CASES) cases of
+/// [`Client`], the first disagreement shrunk.
+///
+/// # Errors
+/// As [`super::explore`].
+pub fn run(h: &dyn crate::runner::Execute, seed: u64) -> Result<(), crate::verdict::Verdict> {
+    super::explore(h, &Client, 2, seed, super::CASES)
+}
+
 /// The largest `max_attempts` generated: far past the fixtures' 100 and any
 /// `u8`, while a case stays a few tens of thousands of calls.
 pub const MAX_ATTEMPTS: u32 = 10_000;

@@ -63,20 +63,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use protocol::{Job, Observation};
 
 use crate::runner::Execute;
-use crate::verdict::{Exercise, Verdict};
-
-/// Runs `exercise`'s family with `seed`.
-///
-/// # Errors
-/// As [`explore`].
-pub fn run(h: &dyn Execute, exercise: Exercise, seed: u64) -> Result<(), Verdict> {
-    match exercise {
-        Exercise::Cobro => explore(h, &server::Server, 1, seed, CASES),
-        Exercise::Cliente => explore(h, &client::Client, 2, seed, CASES),
-        Exercise::Reconciliacion => explore(h, &reconciliation::Reconcile, 3, seed, CASES),
-        Exercise::Store => explore(h, &store::Store, 4, seed, CASES),
-    }
-}
+use crate::verdict::Verdict;
 
 /// A positive amount in cents, as `sim::Money` and the exercises' doc
 /// comments allow it (an order's amount is positive; `Money` is an `i64` of

@@ -15,6 +15,15 @@ use super::{Family, Outcome};
 use crate::checks::reconciliation::{differences, explain_case};
 use crate::oracle;
 
+/// Exercise 3's family with `seed`: [`CASES`](super::CASES) cases of
+/// [`Reconcile`], the first disagreement shrunk.
+///
+/// # Errors
+/// As [`super::explore`].
+pub fn run(h: &dyn crate::runner::Execute, seed: u64) -> Result<(), crate::verdict::Verdict> {
+    super::explore(h, &Reconcile, 3, seed, super::CASES)
+}
+
 /// An amount: any of the model's ([`super::amount`]), or near the limits
 /// of 32-bit sums in dollars.
 fn amount() -> impl Strategy<Value = Money> {

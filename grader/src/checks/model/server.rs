@@ -19,6 +19,15 @@ use crate::checks::server::{describe_result, diagnose, play};
 use crate::runner::Played;
 use crate::spy::SpyServer;
 
+/// Exercise 1's family with `seed`: [`CASES`](super::CASES) cases of
+/// [`Server`], the first disagreement shrunk.
+///
+/// # Errors
+/// As [`super::explore`].
+pub fn run(h: &dyn crate::runner::Execute, seed: u64) -> Result<(), crate::verdict::Verdict> {
+    super::explore(h, &Server, 1, seed, super::CASES)
+}
+
 /// A history: the mode, the keys it may use, then the calls.
 #[derive(Clone, Debug)]
 pub struct History {

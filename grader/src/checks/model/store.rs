@@ -25,6 +25,15 @@ use super::{Family, Outcome};
 use crate::checks::store::{self, Model};
 use crate::checks::store_steps;
 
+/// Exercise 4's family with `seed`: [`CASES`](super::CASES) cases of
+/// [`Store`], the first disagreement shrunk.
+///
+/// # Errors
+/// As [`super::explore`].
+pub fn run(h: &dyn crate::runner::Execute, seed: u64) -> Result<(), crate::verdict::Verdict> {
+    super::explore(h, &Store, 4, seed, super::CASES)
+}
+
 /// What a call does with a key already used in the history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Repeat {

@@ -1,7 +1,10 @@
 //! `libro.csv`: one row per submission (sorted by name) with
-//! `entrega,estado,puntaje,maximo,cobro,cliente,reconciliacion` and then one
+//! `entrega,estado,puntaje,maximo`, one column per exercise of
+//! [`crate::catalog`] by id (`cobro,cliente,reconciliacion`) and then one
 //! column per check id (catalog order); points as the reports write them
-//! (`36`, `3.33`). And `alumnos.csv`: who submitted each (when the platform
+//! (`36`, `3.33`). `puntaje` and `maximo` count the course's pool, as the
+//! report's score line does; a bonus exercise's points are in its own
+//! column. And `alumnos.csv`: who submitted each (when the platform
 //! says), one row per submitter.
 
 use super::record::{Record, by_exercise};

@@ -115,9 +115,10 @@ pub struct Record {
     pub estado: Status,
     /// Why, for a status without a score (sin-archivos, rechazada, error).
     pub mensaje: Option<String>,
-    /// Points earned, in hundredths.
+    /// Points earned, in hundredths, in the course's pool (a bonus
+    /// exercise's are in its checks, [`Record::exercise_points`]).
     pub puntaje: u64,
-    /// Points possible, in hundredths.
+    /// Points possible, in hundredths, in the course's pool.
     pub maximo: u64,
     /// Every check, in catalog order.
     pub verificaciones: Vec<CheckRecord>,
@@ -248,7 +249,8 @@ pub fn cause(v: &Verdict) -> Option<String> {
     })
 }
 
-/// Points by exercise id, for the gradebook's three exercise columns.
+/// Points by exercise id, for the gradebook's exercise columns (one per
+/// exercise of [`crate::catalog`]).
 pub fn by_exercise(r: &Record) -> BTreeMap<&'static str, u64> {
     Exercise::ALL
         .into_iter()
