@@ -8,6 +8,7 @@ pub mod comparar;
 pub mod curso;
 pub mod escenario;
 pub mod grade;
+pub mod horario;
 pub mod ver;
 pub mod vigilar;
 
