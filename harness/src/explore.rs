@@ -9,16 +9,15 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use protocol::schedules::{Explored, Exploration, History, Outcome, Reply, Step};
 use protocol::Call;
+use protocol::schedules::{Exploration, Explored, History, Outcome, Reply, Step};
 use shuttle::scheduler::{
-    DfsScheduler, PctScheduler, RandomScheduler, RoundRobinScheduler, Schedule,
-    Scheduler, Task,
+    DfsScheduler, PctScheduler, RandomScheduler, RoundRobinScheduler, Schedule, Scheduler, Task,
     TaskId,
 };
 use shuttle::{Config, FailurePersistence, MaxSteps, Runner};
 use sim::sync::registro::{self, Event, Snapshot};
-use sim::{IdempotencyKey, Kit, KeyState, LedgerEntry, SharedPayments};
+use sim::{IdempotencyKey, KeyState, Kit, LedgerEntry, SharedPayments};
 
 /// The most steps one schedule may take: a spinning implementation fails
 /// here instead of running forever.
@@ -115,8 +114,7 @@ struct Run {
 /// When the implementation panics (a `todo!()` included), deadlocks or
 /// spins past [`MAX_STEPS`] in some schedule: the caller turns it into a
 /// failure.
-pub fn explore<K: Kit>(history: &History, explore: &Exploration) -> Explored
-{
+pub fn explore<K: Kit>(history: &History, explore: &Exploration) -> Explored {
     let schedules = Arc::new(Mutex::new(Vec::new()));
     let runs: Arc<Mutex<Vec<Run>>> = Arc::new(Mutex::new(Vec::new()));
     let config = config();
@@ -134,10 +132,11 @@ pub fn explore<K: Kit>(history: &History, explore: &Exploration) -> Explored
     };
     let limit = explore.schedules().max(1) as usize;
     match explore {
-        Exploration::Random { seed, .. } => {
-            Runner::new(noting(boxed(RandomScheduler::new_from_seed(*seed, limit))), config)
-                .run(body)
-        }
+        Exploration::Random { seed, .. } => Runner::new(
+            noting(boxed(RandomScheduler::new_from_seed(*seed, limit))),
+            config,
+        )
+        .run(body),
         Exploration::Pct { seed, depth, .. } => Runner::new(
             noting(boxed(PctScheduler::new_from_seed(
                 *seed,
@@ -206,8 +205,7 @@ fn boxed(s: impl Scheduler + Send + 'static) -> Box<dyn Scheduler + Send> {
 }
 
 /// One schedule: a new server, the calls before, then every thread at once.
-fn one_schedule<K: Kit>(history: &History) -> Run
-{
+fn one_schedule<K: Kit>(history: &History) -> Run {
     let server = Arc::new(K::new_atomic_server());
     registro::start();
     let before = calls(&*server, &history.before);

@@ -4,9 +4,9 @@
 //! no grade: the judge (`grader`) compares what it observed with the oracle.
 
 mod catch;
+mod charges;
 #[cfg(feature = "explorar")]
 pub mod explore;
-mod charges;
 mod reconcile;
 mod record;
 mod shared;

@@ -122,7 +122,10 @@ impl Parts {
     }
 
     /// The answer of a key already in the store, if it is there.
-    fn known(state: Option<KeyState>, request: ChargeRequest) -> Option<Result<ChargeResult, ChargeError>> {
+    fn known(
+        state: Option<KeyState>,
+        request: ChargeRequest,
+    ) -> Option<Result<ChargeResult, ChargeError>> {
         Some(match state? {
             s if s.request() != request => Err(ChargeError::KeyReused),
             KeyState::Completed(_, result) => Ok(result),
@@ -143,7 +146,12 @@ impl Parts {
 struct CheckThenInsert(Parts);
 
 impl SharedPayments for CheckThenInsert {
-    fn charge(&self, key: IdempotencyKey, order_id: OrderId, amount: Money) -> Result<ChargeResult, ChargeError> {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
         let request = ChargeRequest { order_id, amount };
         let found = self.0.store.lock().get(&key).copied();
         if let Some(answer) = Parts::known(found, request) {
@@ -165,7 +173,12 @@ impl SharedPayments for CheckThenInsert {
 struct ReleasedBetweenStoreAndLedger(Parts);
 
 impl SharedPayments for ReleasedBetweenStoreAndLedger {
-    fn charge(&self, key: IdempotencyKey, order_id: OrderId, amount: Money) -> Result<ChargeResult, ChargeError> {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
         let request = ChargeRequest { order_id, amount };
         {
             let mut store = self.0.store.lock();
@@ -190,7 +203,12 @@ impl SharedPayments for ReleasedBetweenStoreAndLedger {
 struct ConflictThatCharges(Parts);
 
 impl SharedPayments for ConflictThatCharges {
-    fn charge(&self, key: IdempotencyKey, order_id: OrderId, amount: Money) -> Result<ChargeResult, ChargeError> {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
         let request = ChargeRequest { order_id, amount };
         let found = {
             let mut store = self.0.store.lock();
@@ -224,7 +242,12 @@ impl SharedPayments for ConflictThatCharges {
 struct MarksAfterCharging(Parts);
 
 impl SharedPayments for MarksAfterCharging {
-    fn charge(&self, key: IdempotencyKey, order_id: OrderId, amount: Money) -> Result<ChargeResult, ChargeError> {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
         let request = ChargeRequest { order_id, amount };
         let found = self.0.store.lock().get(&key).copied();
         if let Some(answer) = Parts::known(found, request) {
@@ -299,15 +322,25 @@ fn check_then_insert_is_caught_with_the_lessons_trace() {
         summary.starts_with("2 hilo(s), 2 llamada(s) · los "),
         "{summary}"
     );
-    assert!(summary.contains("horarios posibles (exhaustivo)"), "{summary}");
-    assert!(summary.ends_with("se esperaba una sola fila en el ledger para K1"), "{summary}");
+    assert!(
+        summary.contains("horarios posibles (exhaustivo)"),
+        "{summary}"
+    );
+    assert!(
+        summary.ends_with("se esperaba una sola fila en el ledger para K1"),
+        "{summary}"
+    );
     assert_eq!(
         trace[0],
         "historia: hilo 1: charge(K1, ord_0001, $500) · hilo 2: charge(K1, ord_0001, $500)"
     );
     let line = &trace[1];
     assert!(line.starts_with("horario: "), "{line}");
-    for step in ["hilo 1: busca K1 → no está", "hilo 2: busca K1 → no está", "hilo 1: cobra ch_0001"] {
+    for step in [
+        "hilo 1: busca K1 → no está",
+        "hilo 2: busca K1 → no está",
+        "hilo 1: cobra ch_0001",
+    ] {
         assert!(line.contains(step), "{step} en {line}");
     }
     assert!(
@@ -315,7 +348,9 @@ fn check_then_insert_is_caught_with_the_lessons_trace() {
         "{line}"
     );
     assert!(
-        trace.iter().any(|l| l == "ledger al final: 2 fila(s): ch_0001 K1 $500 · ch_0002 K1 $500"),
+        trace
+            .iter()
+            .any(|l| l == "ledger al final: 2 fila(s): ch_0001 K1 $500 · ch_0002 K1 $500"),
         "{trace:#?}"
     );
     assert!(hint.contains("un solo paso atómico"), "{hint}");
@@ -327,9 +362,14 @@ fn check_then_insert_replays_exactly_its_schedule() {
     let (history, schedule) = schedule_of(&trace);
     assert_eq!(history, "K1:1:500/K1:1:500");
     let history = schedules::parse_history(&history, None).unwrap();
-    let (lines, fine) = schedules::replay(&exec::<CheckThenInsertKit>(), &history, &schedule).unwrap();
+    let (lines, fine) =
+        schedules::replay(&exec::<CheckThenInsertKit>(), &history, &schedule).unwrap();
     assert!(!fine);
-    assert_eq!(lines[..trace.len()], trace[..], "the replay tells the same steps");
+    assert_eq!(
+        lines[..trace.len()],
+        trace[..],
+        "the replay tells the same steps"
+    );
     // The same schedule with the reference: one charge.
     let (lines, fine) = schedules::replay(&exec::<Reference>(), &history, &schedule).unwrap();
     assert!(fine, "{lines:#?}");
@@ -338,32 +378,64 @@ fn check_then_insert_replays_exactly_its_schedule() {
 #[test]
 fn check_then_insert_is_shrunk_from_the_generated_histories() {
     let (summary, trace, _) = caught::<CheckThenInsertKit>(GENERATED);
-    assert!(summary.starts_with("2 hilo(s), 2 llamada(s) · "), "{summary}");
-    assert!(trace[1].contains("← aquí se cuela el segundo cobro"), "{}", trace[1]);
+    assert!(
+        summary.starts_with("2 hilo(s), 2 llamada(s) · "),
+        "{summary}"
+    );
+    assert!(
+        trace[1].contains("← aquí se cuela el segundo cobro"),
+        "{}",
+        trace[1]
+    );
 }
 
 #[test]
 fn a_lock_released_between_store_and_ledger_lets_a_retry_charge() {
     let (summary, trace, _) = caught::<ReleasedKit>(TWO_RETRIES);
-    assert!(summary.ends_with("se esperaba una sola fila en el ledger para K1"), "{summary}");
+    assert!(
+        summary.ends_with("se esperaba una sola fila en el ledger para K1"),
+        "{summary}"
+    );
     assert!(trace[1].contains("quita K1 del store"), "{}", trace[1]);
-    assert!(trace[1].ends_with("cobra ch_0002   ← aquí se cuela el segundo cobro"), "{}", trace[1]);
-    assert!(caught::<ReleasedKit>(THREE_RETRIES).0.starts_with("2 hilo(s)"));
+    assert!(
+        trace[1].ends_with("cobra ch_0002   ← aquí se cuela el segundo cobro"),
+        "{}",
+        trace[1]
+    );
+    assert!(
+        caught::<ReleasedKit>(THREE_RETRIES)
+            .0
+            .starts_with("2 hilo(s)")
+    );
 }
 
 #[test]
 fn a_conflict_that_still_charges_is_caught() {
     let (summary, trace, _) = caught::<ConflictKit>(TWO_RETRIES);
-    assert!(summary.ends_with("se esperaba una sola fila en el ledger para K1"), "{summary}");
+    assert!(
+        summary.ends_with("se esperaba una sola fila en el ledger para K1"),
+        "{summary}"
+    );
     assert!(trace[1].contains("busca K1 → en curso"), "{}", trace[1]);
-    assert!(trace[1].ends_with("cobra ch_0002   ← aquí se cuela el segundo cobro"), "{}", trace[1]);
+    assert!(
+        trace[1].ends_with("cobra ch_0002   ← aquí se cuela el segundo cobro"),
+        "{}",
+        trace[1]
+    );
 }
 
 #[test]
 fn marking_in_flight_only_after_charging_is_caught() {
     let (summary, trace, _) = caught::<MarksAfterKit>(TWO_RETRIES);
-    assert!(summary.ends_with("se esperaba una sola fila en el ledger para K1"), "{summary}");
-    assert!(trace[1].contains("hilo 2: busca K1 → no está"), "{}", trace[1]);
+    assert!(
+        summary.ends_with("se esperaba una sola fila en el ledger para K1"),
+        "{summary}"
+    );
+    assert!(
+        trace[1].contains("hilo 2: busca K1 → no está"),
+        "{}",
+        trace[1]
+    );
     // A reuse with another amount racing the first charges too.
     let (summary, _, _) = caught::<MarksAfterKit>(REUSE_RACE);
     assert!(summary.contains("se esperaba"), "{summary}");
@@ -375,10 +447,22 @@ fn the_mutants_pass_the_sequential_checks_and_fail_only_concurrent_ones() {
     let reference = grading::grade(&catalog, &exec::<Reference>(), "solutions", 2);
     assert!(reference.all_passed(), "{:#?}", reference.results);
     for (name, graded) in [
-        ("check-then-insert", grading::grade(&catalog, &exec::<CheckThenInsertKit>(), "exercises", 2)),
-        ("suelta-entre-store-y-ledger", grading::grade(&catalog, &exec::<ReleasedKit>(), "exercises", 2)),
-        ("conflicto-que-cobra", grading::grade(&catalog, &exec::<ConflictKit>(), "exercises", 2)),
-        ("marca-despues-de-cobrar", grading::grade(&catalog, &exec::<MarksAfterKit>(), "exercises", 2)),
+        (
+            "check-then-insert",
+            grading::grade(&catalog, &exec::<CheckThenInsertKit>(), "exercises", 2),
+        ),
+        (
+            "suelta-entre-store-y-ledger",
+            grading::grade(&catalog, &exec::<ReleasedKit>(), "exercises", 2),
+        ),
+        (
+            "conflicto-que-cobra",
+            grading::grade(&catalog, &exec::<ConflictKit>(), "exercises", 2),
+        ),
+        (
+            "marca-despues-de-cobrar",
+            grading::grade(&catalog, &exec::<MarksAfterKit>(), "exercises", 2),
+        ),
     ] {
         let failing: Vec<&str> = graded
             .results
@@ -386,14 +470,24 @@ fn the_mutants_pass_the_sequential_checks_and_fail_only_concurrent_ones() {
             .filter(|(_, v)| !v.passed())
             .map(|(c, _)| c.id.as_str())
             .collect();
-        assert!(failing.contains(&"atomico/dos-reintentos-a-la-vez-un-solo-cobro"), "{name}: {failing:?}");
+        assert!(
+            failing.contains(&"atomico/dos-reintentos-a-la-vez-un-solo-cobro"),
+            "{name}: {failing:?}"
+        );
         for (check, verdict) in &graded.results {
             let concurrent = matches!(check.target, CheckTarget::Fixed(id) if schedules::owns(id));
-            assert!(concurrent || verdict.passed(), "{name}: {} {verdict:?}", check.id);
+            assert!(
+                concurrent || verdict.passed(),
+                "{name}: {} {verdict:?}",
+                check.id
+            );
         }
         // Replays after completion never race: every mutant answers them.
         assert!(
-            graded.results.iter().any(|(c, v)| c.id.ends_with(REPLAYS_AFTER) && v.passed()),
+            graded
+                .results
+                .iter()
+                .any(|(c, v)| c.id.ends_with(REPLAYS_AFTER) && v.passed()),
             "{name}"
         );
         let _ = TWO_KEYS;

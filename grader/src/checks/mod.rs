@@ -133,6 +133,11 @@ fn explored(exercise: Exercise) -> &'static [(&'static str, &'static str)] {
     }
 }
 
+/// Whether `check` runs in the explorer's harness.
+pub fn is_explored(check: &Check) -> bool {
+    matches!(check.target, CheckTarget::Fixed(id) if explored(check.exercise).iter().any(|(n, _)| *n == id))
+}
+
 impl Catalog {
     /// The checks of `exercises` (all of them when empty) over `scenarios`.
     pub fn new(scenarios: Vec<Scenario>, exercises: &[Exercise]) -> Catalog {
@@ -200,6 +205,16 @@ impl Catalog {
         }
     }
 
+    /// This catalog without the checks that run in the explorer's harness
+    /// ([`store_schedules`]), for an executor that has none (the kit's tests
+    /// that grade kits in their own process; the concurrent checks are
+    /// graded by `harness/tests/mutantes_store_carreras.rs`, built with the
+    /// explorer).
+    pub fn without_explored(mut self) -> Catalog {
+        self.checks.retain(|c| !is_explored(c));
+        self
+    }
+
     /// The check with this id.
     pub fn find(&self, id: &str) -> Option<&Check> {
         self.checks.iter().find(|c| c.id == id)
@@ -209,9 +224,7 @@ impl Catalog {
     pub fn run(&self, h: &dyn Execute, check: &Check) -> Verdict {
         let module = module(check.exercise);
         let result = match check.target {
-            CheckTarget::Fixed(id) if explored(check.exercise).iter().any(|(n, _)| *n == id) => {
-                store_schedules::run(h, id)
-            }
+            CheckTarget::Fixed(id) if is_explored(check) => store_schedules::run(h, id),
             CheckTarget::Fixed(id) => (module.run_fixed)(h, id),
             CheckTarget::Scenario(i) => module
                 .scenario

@@ -25,7 +25,7 @@ use std::fmt::Write as _;
 
 use proptest::prelude::Rng;
 use proptest::test_runner::{RngAlgorithm, TestRng};
-use protocol::schedules::{Explored, Exploration, History, Outcome, Reply, Step};
+use protocol::schedules::{Exploration, Explored, History, Outcome, Reply, Step};
 use protocol::{Call, Job, Observation};
 use sim::{ChargeError, ChargeRequest, ChargeResult, ChargeStatus, IdempotencyKey, KeyState};
 use sim::{Money, OrderId};
@@ -192,7 +192,12 @@ pub fn run_seeded(h: &dyn Execute, id: &str, seed: u64) -> Result<(), Verdict> {
         _ => plan,
     };
     let explorer = explorer_of(h, &histories[0])?;
-    check_all(explorer, &histories, &|history| planner(history, seed), seed)
+    check_all(
+        explorer,
+        &histories,
+        &|history| planner(history, seed),
+        seed,
+    )
 }
 
 /// How a check chooses the schedules of a history, with a seed.
@@ -219,7 +224,12 @@ fn explorer_of<'a>(h: &'a dyn Execute, history: &History) -> Result<&'a dyn Exec
 
 /// Runs every history (one harness process) and fails on the first one
 /// that breaks a property in some schedule, shrunk.
-fn check_all(h: &dyn Execute, histories: &[History], plan: Plan<'_>, seed: u64) -> Result<(), Verdict> {
+fn check_all(
+    h: &dyn Execute,
+    histories: &[History],
+    plan: Plan<'_>,
+    seed: u64,
+) -> Result<(), Verdict> {
     let found = first_failing(h, histories, plan)?;
     let Some((history, explored)) = found else {
         return Ok(());
@@ -382,7 +392,9 @@ pub fn broken(history: &History, o: &Outcome) -> Option<Broken> {
     keys.sort();
     keys.dedup();
     for key in keys {
-        let rows: Vec<usize> = (0..o.ledger.len()).filter(|&i| o.ledger[i].key == key).collect();
+        let rows: Vec<usize> = (0..o.ledger.len())
+            .filter(|&i| o.ledger[i].key == key)
+            .collect();
         if rows.len() > 1 {
             return Some(Broken {
                 at: row_step(o, rows[1]),
@@ -404,12 +416,19 @@ pub fn broken(history: &History, o: &Outcome) -> Option<Broken> {
             order_id: entry.order_id,
             amount: entry.amount,
         };
-        if !calls.iter().any(|(_, c, _)| c.key == key && request(c) == charged) {
+        if !calls
+            .iter()
+            .any(|(_, c, _)| c.key == key && request(c) == charged)
+        {
             return Some(Broken {
                 at: row_step(o, row),
                 mark: "← aquí cobra algo que nadie pidió".to_string(),
-                expected: format!("la fila de {} con la orden y el monto de una de sus requests", label(key)),
-                hint: "la fila del ledger lleva la orden y el monto de la request que cobró".to_string(),
+                expected: format!(
+                    "la fila de {} con la orden y el monto de una de sus requests",
+                    label(key)
+                ),
+                hint: "la fila del ledger lleva la orden y el monto de la request que cobró"
+                    .to_string(),
             });
         }
         let result = ChargeResult {
@@ -485,9 +504,10 @@ fn began_after(o: &Outcome, thread: u32, c: &Call, done: Option<usize>) -> bool 
 
 /// The answer step of `thread`'s call `c` (its first, when it repeats).
 fn reply_step(o: &Outcome, thread: u32, c: &Call) -> Option<usize> {
-    let called = o.steps.iter().position(
-        |s| matches!(s, Step::Called { thread: t, call } if *t == thread && call == c),
-    )?;
+    let called = o
+        .steps
+        .iter()
+        .position(|s| matches!(s, Step::Called { thread: t, call } if *t == thread && call == c))?;
     o.steps
         .iter()
         .enumerate()
@@ -550,8 +570,8 @@ pub fn step_words(step: &Step) -> String {
                 .iter()
                 .any(|(k, s)| k == key && matches!(s, Some(KeyState::Completed(..))));
             let just_stores = stores_result && !matches!(found, Some(KeyState::Completed(..)));
-            let own_mark = matches!(found, Some(KeyState::InFlight(_)))
-                && wrote.iter().any(|(k, _)| k == key);
+            let own_mark =
+                matches!(found, Some(KeyState::InFlight(_))) && wrote.iter().any(|(k, _)| k == key);
             if !own_mark && !just_stores {
                 parts.push(format!("busca {} → {}", label(*key), state(found)));
             }
@@ -603,7 +623,10 @@ pub fn history_text(calls: &[Call]) -> String {
 /// The command that replays `schedule` of `history` exactly.
 pub fn replay_command(history: &History, schedule: &[u32]) -> String {
     let threads: Vec<String> = history.threads.iter().map(|t| history_text(t)).collect();
-    let mut cmd = format!("cargo run -p grader -- repetir-horario {}", threads.join("/"));
+    let mut cmd = format!(
+        "cargo run -p grader -- repetir-horario {}",
+        threads.join("/")
+    );
     if !history.before.is_empty() {
         let _ = write!(cmd, " --antes {}", history_text(&history.before));
     }
@@ -760,9 +783,8 @@ fn drawn_call(rng: &mut TestRng) -> Call {
 /// # Errors
 /// A Spanish message naming the part that is not `K<key>:<order>:<dollars>`.
 pub fn parse_history(threads: &str, before: Option<&str>) -> Result<History, String> {
-    let calls = |text: &str| -> Result<Vec<Call>, String> {
-        text.split(',').map(parse_call).collect()
-    };
+    let calls =
+        |text: &str| -> Result<Vec<Call>, String> { text.split(',').map(parse_call).collect() };
     let threads = threads
         .split('/')
         .map(calls)
@@ -786,7 +808,10 @@ fn parse_call(text: &str) -> Result<Call, String> {
     else {
         return Err(bad());
     };
-    let key: u64 = key.strip_prefix('K').and_then(|k| k.parse().ok()).ok_or_else(bad)?;
+    let key: u64 = key
+        .strip_prefix('K')
+        .and_then(|k| k.parse().ok())
+        .ok_or_else(bad)?;
     let order: u64 = order.parse().map_err(|_| bad())?;
     let cents = match amount.split_once('.') {
         None => amount.parse::<i64>().ok().and_then(|d| d.checked_mul(100)),
@@ -825,7 +850,11 @@ pub fn parse_schedule(text: &str) -> Result<Vec<u32>, String> {
 ///
 /// # Errors
 /// Why the implementation gave no answer.
-pub fn replay(h: &dyn Execute, history: &History, schedule: &[u32]) -> Result<(Vec<String>, bool), Verdict> {
+pub fn replay(
+    h: &dyn Execute,
+    history: &History,
+    schedule: &[u32],
+) -> Result<(Vec<String>, bool), Verdict> {
     let explorer = explorer_of(h, history)?;
     let explored = explored_of(runner::one(
         explorer,
@@ -896,14 +925,32 @@ mod tests {
             reached: 3,
             schedule: vec![0, 1, 2, 1, 2, 0],
             steps: vec![
-                Step::Called { thread: 1, call: k1 },
+                Step::Called {
+                    thread: 1,
+                    call: k1,
+                },
                 lookup(1),
-                Step::Called { thread: 2, call: k1 },
+                Step::Called {
+                    thread: 2,
+                    call: k1,
+                },
                 lookup(2),
-                Step::Ledger { thread: 1, added: vec![row(1, 1, 500)] },
-                Step::Ledger { thread: 2, added: vec![row(1, 2, 500)] },
-                Step::Answered { thread: 1, reply: ok(1, 500) },
-                Step::Answered { thread: 2, reply: ok(2, 500) },
+                Step::Ledger {
+                    thread: 1,
+                    added: vec![row(1, 1, 500)],
+                },
+                Step::Ledger {
+                    thread: 2,
+                    added: vec![row(1, 2, 500)],
+                },
+                Step::Answered {
+                    thread: 1,
+                    reply: ok(1, 500),
+                },
+                Step::Answered {
+                    thread: 2,
+                    reply: ok(2, 500),
+                },
             ],
         };
         (history, outcome)
@@ -920,10 +967,15 @@ mod tests {
             lines[0],
             "horario: hilo 1: busca K1 → no está · hilo 2: busca K1 → no está · hilo 1: cobra ch_0001 · hilo 2: cobra ch_0002   ← aquí se cuela el segundo cobro"
         );
-        assert_eq!(lines[6], "  6. hilo 2: cobra ch_0002   ← aquí se cuela el segundo cobro");
+        assert_eq!(
+            lines[6],
+            "  6. hilo 2: cobra ch_0002   ← aquí se cuela el segundo cobro"
+        );
         assert_eq!(
             lines.last().map(String::as_str),
-            Some("repite este horario: cargo run -p grader -- repetir-horario K1:1:500/K1:1:500 --horario 0.1.2.1.2.0")
+            Some(
+                "repite este horario: cargo run -p grader -- repetir-horario K1:1:500/K1:1:500 --horario 0.1.2.1.2.0"
+            )
         );
     }
 
@@ -946,7 +998,10 @@ mod tests {
     fn the_replay_command_reads_back_what_it_writes() {
         let history = History {
             before: vec![call(1, 1, 500)],
-            threads: vec![vec![call(1, 1, 500), call(2, 7, 300)], vec![call(1, 1, 300)]],
+            threads: vec![
+                vec![call(1, 1, 500), call(2, 7, 300)],
+                vec![call(1, 1, 300)],
+            ],
         };
         let cmd = replay_command(&history, &[0, 1, 1, 2]);
         assert_eq!(
@@ -974,13 +1029,23 @@ mod tests {
         assert!(a.iter().all(|h| (2..=3).contains(&h.threads.len())));
         assert!(a.iter().any(|h| !h.before.is_empty()));
         assert!(a.iter().any(|h| h.threads.len() == 3));
-        assert!(a.iter().flat_map(|h| h.threads.iter().flatten()).any(|c| c.amount == Money::from_dollars(300)));
+        assert!(
+            a.iter()
+                .flat_map(|h| h.threads.iter().flatten())
+                .any(|c| c.amount == Money::from_dollars(300))
+        );
     }
 
     #[test]
     fn a_smaller_history_drops_a_thread_or_a_call() {
         let (history, _) = race();
         assert_eq!(smaller(&history).len(), 2);
-        assert!(smaller(&History { before: Vec::new(), threads: vec![vec![call(1, 1, 500)]] }).is_empty());
+        assert!(
+            smaller(&History {
+                before: Vec::new(),
+                threads: vec![vec![call(1, 1, 500)]]
+            })
+            .is_empty()
+        );
     }
 }

@@ -18,9 +18,9 @@ use crate::cli::Cli;
 use crate::fixture::FixtureError;
 use crate::paths;
 use crate::runner::build::{self, Flavor, Implementation};
-use crate::runner::explorer::Lazy;
 use crate::runner::cleanup;
 use crate::runner::diagnostics::Cause;
+use crate::runner::explorer::Lazy;
 use crate::runner::process::{HarnessProcess, TimeLimits};
 use crate::runner::sandbox::Sandbox;
 use crate::verdict::Exercise;
@@ -119,7 +119,10 @@ fn build_of(
             Flavor::Explorer => build::explorer(root, which),
         };
     }
-    let stubs: Vec<(&str, &str)> = stubs.iter().map(|(f, t)| (f.as_str(), t.as_str())).collect();
+    let stubs: Vec<(&str, &str)> = stubs
+        .iter()
+        .map(|(f, t)| (f.as_str(), t.as_str()))
+        .collect();
     match flavor {
         Flavor::Plain => build::harness_without(root, which, &stubs),
         Flavor::Explorer => build::explorer_without(root, which, &stubs),
@@ -146,7 +149,9 @@ fn launch_with(
     // list or change it), never a path that might already exist.
     let owned = cleanup::new_folder(cleanup::COPY_PREFIX, 0o711)
         .map_err(|e| Cause::Other(format!("no se pudo crear la carpeta del harness: {e}")))?;
-    let name = built.file_name().map_or_else(|| "harness".into(), |n| n.to_os_string());
+    let name = built
+        .file_name()
+        .map_or_else(|| "harness".into(), |n| n.to_os_string());
     let program = owned.join(name);
     if let Err(e) = std::fs::copy(&built, &program) {
         cleanup::remove_folder(&owned);

@@ -326,8 +326,16 @@ fn cargo_build(root: &Path, which: Harness, target: Option<&Path>) -> Result<Pat
         Flavor::Explorer => {
             cmd.args(["build", "--quiet", "--message-format=json", "-p", "harness"])
                 .args(cfg!(not(debug_assertions)).then_some("--release"))
-                .args(["--bin", which.binary(), "--no-default-features", "--features"])
-                .arg(format!("harness/{},harness/explorar", which.which.feature()));
+                .args([
+                    "--bin",
+                    which.binary(),
+                    "--no-default-features",
+                    "--features",
+                ])
+                .arg(format!(
+                    "harness/{},harness/explorar",
+                    which.which.feature()
+                ));
         }
     }
     cmd.current_dir(root)

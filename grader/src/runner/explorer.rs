@@ -41,7 +41,10 @@ impl Lazy {
     /// [`Verdict::NotCompiled`] with the compiler's first errors, or
     /// [`Verdict::Crashed`] when it could not be built at all.
     pub fn get(&self) -> Result<&dyn Execute, Verdict> {
-        match self.built.get_or_init(|| (self.build)().map(Box::new).map_err(not_built)) {
+        match self
+            .built
+            .get_or_init(|| (self.build)().map(Box::new).map_err(not_built))
+        {
             Ok(h) => Ok(h.as_ref()),
             Err(v) => Err(v.clone()),
         }

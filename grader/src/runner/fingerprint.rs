@@ -265,10 +265,7 @@ fn find_in_path(name: &str, path: Option<OsString>) -> Option<PathBuf> {
 /// Where this copy's record of its last build of `binary` lives: in the
 /// target folder's `PROFILE` folder, `kit-huella-BINARY-ROOTHASH`.
 pub fn record_path(profile_dir: &Path, root: &Path, binary: &str) -> PathBuf {
-    profile_dir.join(format!(
-        "kit-huella-{binary}-{:016x}",
-        hash_of(root)
-    ))
+    profile_dir.join(format!("kit-huella-{binary}-{:016x}", hash_of(root)))
 }
 
 /// A build's record: its fingerprint and the executable it produced, with

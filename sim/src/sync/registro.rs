@@ -12,9 +12,9 @@
 
 use std::any::Any;
 
+use crate::ids::IdempotencyKey;
 use crate::ledger::LedgerEntry;
 use crate::shared::{KeyState, SharedStore};
-use crate::ids::IdempotencyKey;
 
 /// What a lock guarded, when the section began or ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,7 +65,9 @@ pub enum Event {
 static LOG: std::sync::Mutex<Option<Vec<Event>>> = std::sync::Mutex::new(None);
 
 fn with_log(f: impl FnOnce(&mut Option<Vec<Event>>)) {
-    let mut log = LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut log = LOG
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     f(&mut log);
 }
 
