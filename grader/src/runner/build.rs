@@ -319,31 +319,8 @@ fn touch_sources(dir: &Path) {
 fn cargo_build(root: &Path, which: Harness, target: Option<&Path>) -> Result<PathBuf, Cause> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
-    match which.flavor {
-        Flavor::Plain => plain_args(&mut cmd, which.which),
-        // Without the judge: naming it would unify the explorer's `sim`
-        // into the judge's and rebuild the judge (and its binary) with it.
-        Flavor::Explorer => {
-            cmd.args(["build", "--quiet", "--message-format=json", "-p", "harness"])
-                .args(cfg!(not(debug_assertions)).then_some("--release"))
-                .args([
-                    "--bin",
-                    which.binary(),
-                    "--no-default-features",
-                    "--features",
-                ])
-                .arg(format!(
-                    "harness/{},harness/explorar",
-                    which.which.feature()
-                ));
-        }
-    }
-    cmd.current_dir(root)
-        // The judge is named too (a no-op: it is already built), so that
-        // cargo resolves the dependencies' features as in `cargo run -p
-        // grader` and reuses them: only `exercises` and the harness compile.
-        .env_clear()
-        .stdin(Stdio::null());
+    cmd.args(build_args(which));
+    cmd.current_dir(root).env_clear().stdin(Stdio::null());
     for name in KEPT_ENV {
         if let Some(value) = std::env::var_os(name) {
             cmd.env(name, value);
@@ -370,28 +347,43 @@ fn cargo_build(root: &Path, which: Harness, target: Option<&Path>) -> Result<Pat
     })
 }
 
-/// The arguments of the plain harness's build.
-fn plain_args(cmd: &mut Command, which: Implementation) {
-    // The judge is named too (a no-op: it is already built), so that
-    // cargo resolves the dependencies' features as in `cargo run -p
-    // grader` and reuses them: only `exercises` and the harness compile.
-    cmd.args([
-        "build",
-        "--quiet",
-        "--message-format=json",
-        "-p",
-        "harness",
-        "-p",
-        "grader",
-    ])
+/// cargo's arguments for the build of `which`.
+fn build_args(which: Harness) -> Vec<String> {
+    let mut args: Vec<String> = ["build", "--quiet", "--message-format=json", "-p", "harness"]
+        .map(String::from)
+        .to_vec();
+    let features = match which.flavor {
+        // The judge is named too (a no-op: it is already built), so that
+        // cargo resolves the dependencies' features as in `cargo run -p
+        // grader` and reuses them: only `exercises` and the harness compile.
+        Flavor::Plain => {
+            args.extend(["-p", "grader", "--bin", "grader"].map(String::from));
+            format!("harness/{}", which.which.feature())
+        }
+        // Without the judge: naming it would unify the explorer's `sim`
+        // into the judge's and rebuild the judge (and its binary) with it.
+        Flavor::Explorer => format!("harness/{},harness/explorar", which.which.feature()),
+    };
     // The harness in the judge's own profile: `--release` for benchmarks.
-    .args(cfg!(not(debug_assertions)).then_some("--release"))
-    .args(["--bin", which.binary(), "--bin", "grader"])
-    .args(["--no-default-features", "--features"])
-    .arg(format!("harness/{}", which.feature()))
+    if cfg!(not(debug_assertions)) {
+        args.push("--release".to_string());
+    }
+    args.extend(
+        [
+            "--bin",
+            which.binary(),
+            "--no-default-features",
+            "--features",
+        ]
+        .map(String::from),
+    );
+    args.push(features);
     // ... and with the judge's own features (`--features junit`; not
     // `grader/junit`, which names the judge's dev-dependency on itself).
-    .args(cfg!(feature = "junit").then_some("--features=junit"));
+    if which.flavor == Flavor::Plain && cfg!(feature = "junit") {
+        args.push("--features=junit".to_string());
+    }
+    args
 }
 
 /// The executable of binary `name` in cargo's JSON messages.
@@ -435,6 +427,33 @@ mod tests {
         }
         copied.sort();
         assert_eq!(copied, ["Cargo.toml", "exercises/src/lib.rs"]);
+    }
+
+    #[test]
+    fn the_explorers_build_has_its_own_binary_and_leaves_the_judge_out() {
+        let explorer = build_args(Harness {
+            which: Implementation::Exercises,
+            flavor: Flavor::Explorer,
+        });
+        let plain = build_args(plain(Implementation::Exercises));
+        assert!(
+            explorer
+                .windows(2)
+                .any(|w| w == ["--bin", "harness-explorador"])
+        );
+        assert!(explorer.ends_with(&[
+            "--features".to_string(),
+            "harness/exercises,harness/explorar".to_string()
+        ]));
+        assert!(!explorer.iter().any(|a| a == "grader"), "{explorer:?}");
+        assert!(plain.windows(2).any(|w| w == ["--bin", "harness"]));
+        assert!(plain.windows(2).any(|w| w == ["-p", "grader"]));
+        assert!(!plain.iter().any(|a| a.contains("explorar")), "{plain:?}");
+        let reference = Harness {
+            which: Implementation::Solutions,
+            flavor: Flavor::Explorer,
+        };
+        assert_eq!(reference.binary(), "harness-explorador-solutions");
     }
 
     #[test]
