@@ -10,7 +10,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use protocol::Call;
-use protocol::schedules::{Exploration, Explored, History, Outcome, Reply, Step};
+use protocol::schedules::{Exploration, Explored, History, Outcome, Reply, Server, Step};
 use shuttle::scheduler::{
     DfsScheduler, PctScheduler, RandomScheduler, RoundRobinScheduler, Schedule, Scheduler, Task,
     TaskId,
@@ -114,7 +114,7 @@ struct Run {
 /// When the implementation panics (a `todo!()` included), deadlocks or
 /// spins past [`MAX_STEPS`] in some schedule: the caller turns it into a
 /// failure.
-pub fn explore<K: Kit>(history: &History, explore: &Exploration) -> Explored {
+pub fn explore<K: Kit>(history: &History, explore: &Exploration, server: Server) -> Explored {
     let schedules = Arc::new(Mutex::new(Vec::new()));
     let runs: Arc<Mutex<Vec<Run>>> = Arc::new(Mutex::new(Vec::new()));
     let config = config();
@@ -122,7 +122,7 @@ pub fn explore<K: Kit>(history: &History, explore: &Exploration) -> Explored {
         let history = history.clone();
         let runs = Arc::clone(&runs);
         move || {
-            let run = one_schedule::<K>(&history);
+            let run = one_schedule::<K>(&history, server);
             lock(&runs).push(run);
         }
     };
@@ -205,8 +205,11 @@ fn boxed(s: impl Scheduler + Send + 'static) -> Box<dyn Scheduler + Send> {
 }
 
 /// One schedule: a new server, the calls before, then every thread at once.
-fn one_schedule<K: Kit>(history: &History) -> Run {
-    let server = Arc::new(K::new_atomic_server());
+fn one_schedule<K: Kit>(history: &History, server: Server) -> Run {
+    let server: Arc<dyn SharedPayments> = match server {
+        Server::Implementation => Arc::new(K::new_atomic_server()),
+        Server::CheckThenInsert => Arc::new(sim::non_atomic::CheckThenInsertServer::default()),
+    };
     registro::start();
     let before = calls(&*server, &history.before);
     let handles: Vec<_> = history

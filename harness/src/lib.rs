@@ -87,7 +87,11 @@ pub fn answer<K: Kit>(job: &Job) -> Observation {
             idempotent,
             client,
         } => Observation::Trace(trace::world::<K>(fleet, *idempotent, *client)),
-        Job::Schedules { history, explore } => schedules::<K>(history, explore),
+        Job::Schedules {
+            history,
+            explore,
+            server,
+        } => schedules::<K>(history, explore, *server),
     }
 }
 
@@ -110,8 +114,9 @@ fn shared_in_one_thread<K: Kit>(calls: &[protocol::Call]) -> Observation {
 fn schedules<K: Kit>(
     history: &protocol::schedules::History,
     explore: &protocol::schedules::Exploration,
+    server: protocol::schedules::Server,
 ) -> Observation {
-    Observation::Schedules(explore::explore::<K>(history, explore))
+    Observation::Schedules(explore::explore::<K>(history, explore, server))
 }
 
 /// Without the explorer, `sim::sync`'s locks are std's: no schedule can be
@@ -121,6 +126,7 @@ fn schedules<K: Kit>(
 fn schedules<K: Kit>(
     _: &protocol::schedules::History,
     _: &protocol::schedules::Exploration,
+    _: protocol::schedules::Server,
 ) -> Observation {
     panic!(
         "este harness no tiene el explorador de horarios: los horarios se exploran en harness-explorador"

@@ -493,3 +493,34 @@ fn the_mutants_pass_the_sequential_checks_and_fail_only_concurrent_ones() {
         let _ = TWO_KEYS;
     }
 }
+
+#[test]
+fn the_race_scenario_shows_the_second_charge_only_without_atomicity() {
+    let lines = schedules::race(&exec::<Reference>()).unwrap();
+    assert_eq!(
+        lines[0],
+        "ESCENARIO D  ·  Dos reintentos a la vez, la misma key"
+    );
+    assert!(
+        lines.contains(&"  SIN atomicidad         -> cargos=2  TOTAL COBRADO=$1000".to_string()),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.contains(&"  CON store atómico      -> cargos=1  TOTAL COBRADO=$500".to_string()),
+        "{lines:#?}"
+    );
+    let without = lines.iter().position(|l| l.starts_with("  SIN ")).unwrap();
+    assert!(
+        lines[without + 1].ends_with("hilo 2: cobra ch_0002   ← aquí se cuela el segundo cobro"),
+        "{}",
+        lines[without + 1]
+    );
+    // Deterministic: the same lines every run.
+    assert_eq!(schedules::race(&exec::<Reference>()).unwrap(), lines);
+    // A store without atomicity of its own charges twice in that schedule.
+    let mutant = schedules::race(&exec::<CheckThenInsertKit>()).unwrap();
+    assert!(
+        mutant.contains(&"  CON store atómico      -> cargos=2  TOTAL COBRADO=$1000".to_string()),
+        "{mutant:#?}"
+    );
+}

@@ -115,6 +115,9 @@ pub enum Job {
         history: schedules::History,
         /// Which schedules.
         explore: schedules::Exploration,
+        /// Whose server (the implementation's unless said).
+        #[serde(default)]
+        server: schedules::Server,
     },
 }
 
@@ -136,9 +139,9 @@ impl Job {
             }
             Job::Reconcile { orders, ledger } => (orders.len() + ledger.len()) as u64,
             // A schedule costs about what a few hundred plain calls do.
-            Job::Schedules { history, explore } => {
-                history.call_count() as u64 * u64::from(explore.schedules()) * 200
-            }
+            Job::Schedules {
+                history, explore, ..
+            } => history.call_count() as u64 * u64::from(explore.schedules()) * 200,
         }
     }
 }

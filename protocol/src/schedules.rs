@@ -30,6 +30,18 @@ impl History {
     }
 }
 
+/// Whose shared server runs the history.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Server {
+    /// The implementation's (exercise 4).
+    #[default]
+    Implementation,
+    /// Lesson 4's contrast without atomicity,
+    /// [`sim::non_atomic::CheckThenInsertServer`] (`grader escenario
+    /// carrera`).
+    CheckThenInsert,
+}
+
 /// Which schedules to run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Exploration {

@@ -25,7 +25,7 @@ use std::fmt::Write as _;
 
 use proptest::prelude::Rng;
 use proptest::test_runner::{RngAlgorithm, TestRng};
-use protocol::schedules::{Exploration, Explored, History, Outcome, Reply, Step};
+use protocol::schedules::{Exploration, Explored, History, Outcome, Reply, Server, Step};
 use protocol::{Call, Job, Observation};
 use sim::{ChargeError, ChargeRequest, ChargeResult, ChargeStatus, IdempotencyKey, KeyState};
 use sim::{Money, OrderId};
@@ -254,6 +254,7 @@ fn first_failing(
             jobs.push(Job::Schedules {
                 history: history.clone(),
                 explore,
+                server: Server::Implementation,
             });
             owner.push(i);
         }
@@ -856,18 +857,8 @@ pub fn replay(
     schedule: &[u32],
 ) -> Result<(Vec<String>, bool), Verdict> {
     let explorer = explorer_of(h, history)?;
-    let explored = explored_of(runner::one(
-        explorer,
-        Job::Schedules {
-            history: history.clone(),
-            explore: Exploration::Replay {
-                schedule: schedule.to_vec(),
-            },
-        },
-    )?)?;
-    let Some(o) = explored.outcomes.first() else {
-        return Err(runner::unexpected("el horario no se pudo repetir"));
-    };
+    let o = replayed(explorer, history, schedule, Server::Implementation)?;
+    let o = &o;
     let b = broken(history, o);
     let mut lines = vec![format!("historia: {}", describe(history))];
     match &b {
@@ -882,6 +873,105 @@ pub fn replay(
         None => lines.push("✓ este horario cumple las reglas de la lección 4".to_string()),
     }
     Ok((lines, b.is_none()))
+}
+
+/// The one outcome of `schedule` of `history` on `server`.
+fn replayed(
+    explorer: &dyn Execute,
+    history: &History,
+    schedule: &[u32],
+    server: Server,
+) -> Result<Outcome, Verdict> {
+    let explored = explored_of(runner::one(
+        explorer,
+        Job::Schedules {
+            history: history.clone(),
+            explore: Exploration::Replay {
+                schedule: schedule.to_vec(),
+            },
+            server,
+        },
+    )?)?;
+    explored
+        .outcomes
+        .into_iter()
+        .next()
+        .ok_or_else(|| runner::unexpected("el horario no se pudo repetir"))
+}
+
+// ------------------------------------------------------- the race, side by side
+
+/// The concurrent scenario of `grader escenario carrera`: Ana's $500 and a
+/// retry of it while the first is still in flight, two threads with one
+/// key. Without atomicity (lesson 4's contrast,
+/// `sim::non_atomic::CheckThenInsertServer`) the first of its schedules
+/// that charges twice (depth-first: the same every run); the same schedule,
+/// as far as it fits, on the implementation's server.
+///
+/// # Errors
+/// Why the implementation gave no answer.
+pub fn race(h: &dyn Execute) -> Result<Vec<String>, Verdict> {
+    let ana = call(1, 1, 500);
+    let history = History {
+        before: Vec::new(),
+        threads: vec![vec![ana], vec![ana]],
+    };
+    let explorer = explorer_of(h, &history)?;
+    let contrast = explored_of(runner::one(
+        explorer,
+        Job::Schedules {
+            history: history.clone(),
+            explore: Exploration::Exhaustive {
+                limit: EXHAUSTIVE_LIMIT,
+            },
+            server: Server::CheckThenInsert,
+        },
+    )?)?;
+    let Some((twice, b)) = worst(&history, std::slice::from_ref(&contrast)) else {
+        return Err(runner::unexpected(
+            "el servidor sin atomicidad no cobró dos veces en ningún horario",
+        ));
+    };
+    let yours = replayed(explorer, &history, &twice.schedule, Server::Implementation)?;
+    let charged = |o: &Outcome| -> Money { o.ledger.iter().map(|r| r.amount).sum() };
+    let sections = |o: &Outcome, at: Option<usize>, mark: &str| -> String {
+        trace(&history, o, at, mark).remove(0)
+    };
+    let yours_broken = broken(&history, &yours);
+    Ok(vec![
+        "ESCENARIO D  ·  Dos reintentos a la vez, la misma key".to_string(),
+        "Ana compra por $500. La respuesta se pierde y orders reintenta mientras".to_string(),
+        "el primer cobro sigue en curso: dos requests con la misma key a la vez.".to_string(),
+        "SIN atomicidad: el servidor de contraste (sim::non_atomic) busca la key,".to_string(),
+        "suelta el candado, cobra y después guarda; CON: tu AtomicPaymentsServer.".to_string(),
+        String::new(),
+        format!(
+            "  {:<23}-> cargos={}  TOTAL COBRADO={}",
+            "SIN atomicidad",
+            twice.ledger.len(),
+            crate::tables::plain(charged(twice))
+        ),
+        format!("    {}", sections(twice, b.at, &b.mark)),
+        format!(
+            "  {:<23}-> cargos={}  TOTAL COBRADO={}",
+            "CON store atómico",
+            yours.ledger.len(),
+            crate::tables::plain(charged(&yours))
+        ),
+        format!(
+            "    {}",
+            match &yours_broken {
+                Some(b) => sections(&yours, b.at, &b.mark),
+                None => sections(&yours, None, ""),
+            }
+        ),
+        String::new(),
+        "  Cobro correcto esperado: $500".to_string(),
+        format!(
+            "  (el mismo horario en los dos servidores; repítelo con: {})",
+            replay_command(&history, &twice.schedule)
+        ),
+    ])
 }
 
 #[cfg(test)]
