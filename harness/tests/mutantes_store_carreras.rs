@@ -140,32 +140,6 @@ impl Parts {
     }
 }
 
-/// Check-then-insert: the lookup and the insert under two separate critical
-/// sections of the store's lock, with no in-flight mark between them.
-#[derive(Debug, Default)]
-struct CheckThenInsert(Parts);
-
-impl SharedPayments for CheckThenInsert {
-    fn charge(
-        &self,
-        key: IdempotencyKey,
-        order_id: OrderId,
-        amount: Money,
-    ) -> Result<ChargeResult, ChargeError> {
-        let request = ChargeRequest { order_id, amount };
-        let found = self.0.store.lock().get(&key).copied();
-        if let Some(answer) = Parts::known(found, request) {
-            return answer;
-        }
-        let result = self.0.charge(key, order_id, amount);
-        self.0.store_result(key, request, result);
-        Ok(result)
-    }
-    fn ledger(&self) -> Vec<LedgerEntry> {
-        self.0.ledger.lock().clone()
-    }
-}
-
 /// The key is claimed atomically, but the store's lock is released between
 /// the store and the ledger with the claim taken back ("cleaned up" before
 /// charging): a retry arriving in that gap finds nothing and charges too.
@@ -264,7 +238,9 @@ impl SharedPayments for MarksAfterCharging {
 }
 
 kit!(Reference, solutions::AtomicPaymentsServer);
-kit!(CheckThenInsertKit, CheckThenInsert);
+// Check-then-insert: the lookup and the insert under two separate critical
+// sections, no in-flight mark between them (lesson 4's contrast in `sim`).
+kit!(CheckThenInsertKit, sim::non_atomic::CheckThenInsertServer);
 kit!(ReleasedKit, ReleasedBetweenStoreAndLedger);
 kit!(ConflictKit, ConflictThatCharges);
 kit!(MarksAfterKit, MarksAfterCharging);
@@ -496,7 +472,8 @@ fn the_mutants_pass_the_sequential_checks_and_fail_only_concurrent_ones() {
 
 #[test]
 fn the_race_scenario_shows_the_second_charge_only_without_atomicity() {
-    let lines = schedules::race(&exec::<Reference>()).unwrap();
+    let (lines, once) = schedules::race(&exec::<Reference>()).unwrap();
+    assert!(once);
     assert_eq!(
         lines[0],
         "ESCENARIO D  ·  Dos reintentos a la vez, la misma key"
@@ -516,9 +493,10 @@ fn the_race_scenario_shows_the_second_charge_only_without_atomicity() {
         lines[without + 1]
     );
     // Deterministic: the same lines every run.
-    assert_eq!(schedules::race(&exec::<Reference>()).unwrap(), lines);
+    assert_eq!(schedules::race(&exec::<Reference>()).unwrap().0, lines);
     // A store without atomicity of its own charges twice in that schedule.
-    let mutant = schedules::race(&exec::<CheckThenInsertKit>()).unwrap();
+    let (mutant, once) = schedules::race(&exec::<CheckThenInsertKit>()).unwrap();
+    assert!(!once);
     assert!(
         mutant.contains(&"  CON store atómico      -> cargos=2  TOTAL COBRADO=$1000".to_string()),
         "{mutant:#?}"

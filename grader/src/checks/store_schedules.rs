@@ -908,9 +908,11 @@ fn replayed(
 /// that charges twice (depth-first: the same every run); the same schedule,
 /// as far as it fits, on the implementation's server.
 ///
+/// With the lines, whether the implementation's store charged once.
+///
 /// # Errors
 /// Why the implementation gave no answer.
-pub fn race(h: &dyn Execute) -> Result<Vec<String>, Verdict> {
+pub fn race(h: &dyn Execute) -> Result<(Vec<String>, bool), Verdict> {
     let ana = call(1, 1, 500);
     let history = History {
         before: Vec::new(),
@@ -938,7 +940,8 @@ pub fn race(h: &dyn Execute) -> Result<Vec<String>, Verdict> {
         trace(&history, o, at, mark).remove(0)
     };
     let yours_broken = broken(&history, &yours);
-    Ok(vec![
+    let once = yours.ledger.len() == 1;
+    let lines = vec![
         "ESCENARIO D  ·  Dos reintentos a la vez, la misma key".to_string(),
         "Ana compra por $500. La respuesta se pierde y orders reintenta mientras".to_string(),
         "el primer cobro sigue en curso: dos requests con la misma key a la vez.".to_string(),
@@ -971,7 +974,8 @@ pub fn race(h: &dyn Execute) -> Result<Vec<String>, Verdict> {
             "  (el mismo horario en los dos servidores; repítelo con: {})",
             replay_command(&history, &twice.schedule)
         ),
-    ])
+    ];
+    Ok((lines, once))
 }
 
 #[cfg(test)]

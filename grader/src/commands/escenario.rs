@@ -32,23 +32,7 @@ fn race(cli: &Cli) -> ExitCode {
         Ok(h) => h,
         Err(cause) => return commands::build_failure(&cause),
     };
-    match crate::checks::store_schedules::race(&h) {
-        Ok(lines) => {
-            let once = lines
-                .iter()
-                .any(|l| l.starts_with("  CON ") && l.contains("cargos=1 "));
-            for line in lines {
-                println!("{line}");
-            }
-            ExitCode::from(if once { 0 } else { 1 })
-        }
-        Err(verdict) => {
-            for line in verdict.explanation() {
-                eprintln!("grader: {line}");
-            }
-            ExitCode::from(1)
-        }
-    }
+    commands::horario::told(crate::checks::store_schedules::race(&h))
 }
 
 /// `escenario [NOMBRE]`: prints the table of one scenario (all when `name` is

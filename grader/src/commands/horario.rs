@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use crate::checks::store_schedules;
 use crate::cli::{Cli, RepetirArgs};
 use crate::commands;
+use crate::verdict::Verdict;
 
 /// Runs `repetir-horario`: exit 0 when the schedule keeps lesson 4's rules,
 /// 1 when it breaks them or the code could not run, 2 for a bad history or
@@ -37,7 +38,13 @@ pub fn run(cli: &Cli, args: &RepetirArgs) -> ExitCode {
         Ok(h) => h,
         Err(cause) => return commands::build_failure(&cause),
     };
-    match store_schedules::replay(&h, &history, &schedule) {
+    told(store_schedules::replay(&h, &history, &schedule))
+}
+
+/// Prints a schedule's lines and exits 0 when `fine`, 1 otherwise; when the
+/// implementation gave no answer, why (on stderr) and 1.
+pub fn told(result: Result<(Vec<String>, bool), Verdict>) -> ExitCode {
+    match result {
         Ok((lines, fine)) => {
             for line in lines {
                 println!("{line}");
