@@ -6,24 +6,32 @@
 //! inside (a clone or zip of the student's repository, at most three levels
 //! down; the shallowest, then the first in name order), every `*.rs` file
 //! under its `src/` replaces the kit's `exercises/src`. Otherwise the loose
-//! files `payments_server.rs`, `client.rs`, `reconciliation.rs`,
-//! `atomic_server.rs` (the bonus) and `lib.rs`
-//! (each the shallowest, then the first in name order, at most three levels
-//! down) go over the kit's stubs. Never a `Cargo.toml`, a `build.rs` or a
+//! files (each exercise's file of [`crate::catalog`]: `payments_server.rs`,
+//! `client.rs`, `reconciliation.rs`, `atomic_server.rs`; and `lib.rs`) (each
+//! the shallowest, then the first in name order, at most three levels down)
+//! go over the kit's stubs. Never a `Cargo.toml`, a `build.rs` or a
 //! symbolic link: the kit's manifest rules. A submission with none of those
 //! files is [`Intake::is_empty`] (`sin-archivos` on every platform).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The loose files a submission may bring instead of an `exercises/` folder.
-pub const LOOSE_FILES: [&str; 5] = [
-    "payments_server.rs",
-    "client.rs",
-    "reconciliation.rs",
-    "atomic_server.rs",
-    "lib.rs",
-];
+/// The loose files a submission may bring instead of an `exercises/` folder:
+/// each exercise's file of [`crate::catalog`] (`payments_server.rs`,
+/// `client.rs`, `reconciliation.rs`, `atomic_server.rs`), then `lib.rs`.
+pub fn loose_files() -> Vec<&'static str> {
+    let mut names = exercise_files();
+    names.push("lib.rs");
+    names
+}
+
+/// The file name of each exercise of [`crate::catalog`], in order.
+fn exercise_files() -> Vec<&'static str> {
+    crate::catalog::ENTRIES
+        .iter()
+        .map(|e| e.file.rsplit('/').next().unwrap_or(e.file))
+        .collect()
+}
 
 /// How deep under the submission's root the files are looked for.
 const MAX_DEPTH: usize = 3;
@@ -48,7 +56,7 @@ pub struct Intake {
     /// Each file, by its path under `exercises/src` (`/`-separated), with its
     /// bytes; sorted by path.
     pub files: BTreeMap<String, Vec<u8>>,
-    /// Other `*.rs` files found when none of [`LOOSE_FILES`] was (e.g.
+    /// Other `*.rs` files found when none of [`loose_files`] was (e.g.
     /// `client (1).rs`), relative to the submission, for the message.
     pub strays: Vec<String>,
 }
@@ -62,7 +70,10 @@ impl Intake {
     /// The Spanish line that says no exercise file was found (and which
     /// `.rs` files were, when some were).
     pub fn empty_message(&self) -> String {
-        let mut line = "la entrega no trae ningún archivo de ejercicio: ni una carpeta exercises/src ni payments_server.rs, client.rs, reconciliation.rs o atomic_server.rs; se calificaría la plantilla sin tocar".to_string();
+        let mut line = format!(
+            "la entrega no trae ningún archivo de ejercicio: ni una carpeta exercises/src ni {}; se calificaría la plantilla sin tocar",
+            crate::catalog::listed(&exercise_files(), "o")
+        );
         if !self.strays.is_empty() {
             line.push_str(&format!(
                 " (trae {}: renómbralos con el nombre exacto)",
@@ -131,7 +142,7 @@ pub fn take(root: &Path) -> Result<Intake, String> {
             strays: Vec::new(),
         });
     }
-    for name in LOOSE_FILES {
+    for name in loose_files() {
         if let Some(found) = entries
             .iter()
             .filter(|e| !e.dir && e.name == name)
@@ -302,6 +313,25 @@ mod tests {
             i.empty_message().contains("client (1).rs"),
             "{}",
             i.empty_message()
+        );
+    }
+
+    #[test]
+    fn the_loose_files_are_the_catalogs_and_lib_rs() {
+        assert_eq!(
+            loose_files(),
+            [
+                "payments_server.rs",
+                "client.rs",
+                "reconciliation.rs",
+                "atomic_server.rs",
+                "lib.rs"
+            ]
+        );
+        let e = tempfile::tempdir().unwrap();
+        assert_eq!(
+            take(e.path()).unwrap().empty_message(),
+            "la entrega no trae ningún archivo de ejercicio: ni una carpeta exercises/src ni payments_server.rs, client.rs, reconciliation.rs o atomic_server.rs; se calificaría la plantilla sin tocar"
         );
     }
 

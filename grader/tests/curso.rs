@@ -28,22 +28,24 @@ fn read(p: &str) -> String {
     std::fs::read_to_string(repo().join(p)).unwrap()
 }
 
-/// A repository-shaped submission: `exercises/src` with the stubs' lib.rs
-/// and `files` over the stubs.
+/// A repository-shaped submission: the kit's `exercises/src` (lib.rs and
+/// every stub) and `files` over the stubs.
 fn repo_with(dir: &Path, files: &[(&str, String)]) {
-    let mut all: Vec<(&str, String)> = vec![
-        ("exercises/src/lib.rs", read("exercises/src/lib.rs")),
-        (
-            "exercises/src/payments_server.rs",
-            read("exercises/src/payments_server.rs"),
-        ),
-        ("exercises/src/client.rs", read("exercises/src/client.rs")),
-        (
-            "exercises/src/reconciliation.rs",
-            read("exercises/src/reconciliation.rs"),
-        ),
-        ("README.md", "mi entrega\n".to_string()),
-    ];
+    let mut stubs: Vec<String> = std::fs::read_dir(repo().join("exercises/src"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".rs"))
+        .collect();
+    stubs.sort();
+    let mut all: Vec<(&str, String)> = stubs
+        .into_iter()
+        .map(|name| {
+            let rel = format!("exercises/src/{name}");
+            let code = read(&rel);
+            (&*Box::leak(rel.into_boxed_str()), code)
+        })
+        .collect();
+    all.push(("README.md", "mi entrega\n".to_string()));
     for (name, code) in files {
         let rel = format!("exercises/src/{name}");
         all.retain(|(r, _)| *r != rel);

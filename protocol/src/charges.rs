@@ -3,7 +3,7 @@
 //! ([`crate::Observation::Charges`]).
 
 use serde::{Deserialize, Serialize};
-use sim::{ChargeResult, IdempotencyKey, Money, OrderId};
+use sim::{ChargeResult, IdempotencyKey, LedgerEntry, Money, OrderId, Payments};
 
 /// One `charge` call: what was sent to the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,4 +23,19 @@ pub struct Answered {
     pub result: ChargeResult,
     /// `ledger().len()` right after the call.
     pub rows: usize,
+}
+
+/// Sends every call of `calls` to `server` in order: each answer with the
+/// ledger's size right after it, then the final ledger. What the harness
+/// observes of the implementation's server and what the judge plays on
+/// lesson 2's model, the same way.
+pub fn play<P: Payments>(server: &mut P, calls: &[Call]) -> (Vec<Answered>, Vec<LedgerEntry>) {
+    let answers = calls
+        .iter()
+        .map(|c| Answered {
+            result: server.charge(c.key, c.order_id, c.amount),
+            rows: server.ledger().len(),
+        })
+        .collect();
+    (answers, server.ledger().to_vec())
 }

@@ -7,7 +7,7 @@
 //! the check also records how many ledger rows there are, so a wrong answer
 //! is explained by the first call that went wrong.
 
-use protocol::{Answered, Call};
+use protocol::Call;
 use sim::{
     ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, OrderId, Payments,
 };
@@ -108,17 +108,8 @@ fn results(p: &Played) -> Vec<ChargeResult> {
 
 /// Plays `calls` against the model: lesson 2's server.
 pub(crate) fn play<P: Payments>(server: &mut P, calls: &[Call]) -> Played {
-    let answers = calls
-        .iter()
-        .map(|c| Answered {
-            result: server.charge(c.key, c.order_id, c.amount),
-            rows: server.ledger().len(),
-        })
-        .collect();
-    Played {
-        answers,
-        ledger: server.ledger().to_vec(),
-    }
+    let (answers, ledger) = protocol::charges::play(server, calls);
+    Played { answers, ledger }
 }
 
 /// Describes a ledger compactly: `[ch_0001 ord_0001 $500 idem_…]`.
