@@ -131,7 +131,7 @@ pub fn explore<K: Kit>(history: &History, explore: &Exploration, server: Server)
         schedules: Arc::clone(&schedules),
     };
     let limit = explore.schedules().max(1) as usize;
-    match explore {
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match explore {
         Exploration::Random { seed, .. } => Runner::new(
             noting(boxed(RandomScheduler::new_from_seed(*seed, limit))),
             config,
@@ -158,7 +158,14 @@ pub fn explore<K: Kit>(history: &History, explore: &Exploration, server: Server)
             config,
         )
         .run(body),
-    };
+    }));
+    if let Err(panic) = ran {
+        // The schedule it broke in, to replay with `repetir-horario`.
+        let last = lock(&schedules).last().cloned().unwrap_or_default();
+        let steps: Vec<String> = last.iter().map(u32::to_string).collect();
+        crate::catch::annotate(&format!(" (en el horario {})", steps.join(".")));
+        std::panic::resume_unwind(panic);
+    }
     let schedules = std::mem::take(&mut *lock(&schedules));
     let runs = std::mem::take(&mut *lock(&runs));
     let ran = runs.len() as u32;

@@ -466,7 +466,6 @@ fn the_mutants_pass_the_sequential_checks_and_fail_only_concurrent_ones() {
                 .any(|(c, v)| c.id.ends_with(REPLAYS_AFTER) && v.passed()),
             "{name}"
         );
-        let _ = TWO_KEYS;
     }
 }
 
@@ -501,4 +500,66 @@ fn the_race_scenario_shows_the_second_charge_only_without_atomicity() {
         mutant.contains(&"  CON store atómico      -> cargos=2  TOTAL COBRADO=$1000".to_string()),
         "{mutant:#?}"
     );
+}
+
+/// Locks the store, then the ledger, for odd keys, and the other way round
+/// for even ones: two keys at once can deadlock.
+#[derive(Debug, Default)]
+struct LocksBothWays(Parts);
+
+impl SharedPayments for LocksBothWays {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
+        let request = ChargeRequest { order_id, amount };
+        let mut store;
+        let ledger;
+        if key.0.is_multiple_of(2) {
+            ledger = self.0.ledger.lock();
+            store = self.0.store.lock();
+        } else {
+            store = self.0.store.lock();
+            ledger = self.0.ledger.lock();
+        }
+        if let Some(answer) = Parts::known(store.get(&key).copied(), request) {
+            return answer;
+        }
+        let charge_id = ChargeId::next_after(ledger.len());
+        drop(ledger);
+        let result = ChargeResult {
+            charge_id,
+            amount,
+            status: ChargeStatus::Captured,
+        };
+        store.insert(key, KeyState::Completed(request, result));
+        drop(store);
+        self.0.ledger.lock().push(LedgerEntry {
+            key,
+            order_id,
+            amount,
+            charge_id,
+        });
+        Ok(result)
+    }
+    fn ledger(&self) -> Vec<LedgerEntry> {
+        self.0.ledger.lock().clone()
+    }
+}
+
+kit!(LocksBothWaysKit, LocksBothWays);
+
+#[test]
+fn a_deadlock_names_the_schedule_it_happened_in() {
+    match schedules::run(&exec::<LocksBothWaysKit>(), TWO_KEYS) {
+        Err(Verdict::Panicked { message, .. }) => {
+            let (_, schedule) = message.rsplit_once("(en el horario ").expect(&message);
+            let schedule = schedule.trim_end_matches(')');
+            assert!(schedules::parse_schedule(schedule).is_ok(), "{message}");
+            assert!(message.contains("deadlock"), "{message}");
+        }
+        other => panic!("se esperaba el bloqueo mutuo, no {other:?}"),
+    }
 }
