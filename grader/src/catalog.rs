@@ -61,7 +61,7 @@ pub struct Entry {
 
 /// Every exercise, in the order students work through them: exercise `n`
 /// is `ENTRIES[n - 1]`.
-pub const ENTRIES: [Entry; 3] = [
+pub const ENTRIES: [Entry; 4] = [
     Entry {
         id: "cobro",
         title: "El cobro idempotente (servidor de payments)",
@@ -92,6 +92,16 @@ pub const ENTRIES: [Entry; 3] = [
         pool: Pool::Course,
         explorer_build: false,
     },
+    Entry {
+        id: "atomico",
+        title: "El store atómico (lección 4, bonus)",
+        readme_title: "El store atómico (servidor compartido, lección 4)",
+        file: "exercises/src/atomic_server.rs",
+        function: "AtomicPaymentsServer::charge",
+        lesson: 4,
+        pool: Pool::Bonus,
+        explorer_build: true,
+    },
 ];
 
 /// How many exercises the kit has.
@@ -109,6 +119,9 @@ impl Exercise {
     pub const Cliente: Exercise = Exercise(1);
     /// Exercise 3: the reconciliation metric.
     pub const Reconciliacion: Exercise = Exercise(2);
+    /// Exercise 4 (bonus, lesson 4): the atomic store of a server shared by
+    /// concurrent requests.
+    pub const Store: Exercise = Exercise(3);
 
     /// Every exercise, in the order students work through them.
     pub const ALL: [Exercise; COUNT] = {
@@ -283,7 +296,7 @@ mod tests {
             assert!(!ids[..i].contains(id), "{id} twice");
             assert_eq!(Exercise::from_id(id), Some(Exercise::ALL[i]));
         }
-        assert_eq!(ids, ["cobro", "cliente", "reconciliacion"]);
+        assert_eq!(ids, ["cobro", "cliente", "reconciliacion", "atomico"]);
     }
 
     #[test]
@@ -295,10 +308,17 @@ mod tests {
     }
 
     #[test]
-    fn no_exercise_of_lesson_2_needs_the_second_build() {
-        assert!(!Exercise::any_needs_explorer(&Exercise::ALL));
+    fn only_the_bonus_exercise_needs_the_second_build() {
+        assert!(Exercise::any_needs_explorer(&Exercise::ALL));
+        assert!(Exercise::any_needs_explorer(&[Exercise::Store]));
+        assert!(!Exercise::any_needs_explorer(&[
+            Exercise::Cobro,
+            Exercise::Cliente,
+            Exercise::Reconciliacion
+        ]));
         assert!(!Exercise::any_needs_explorer(&[]));
-        assert!(Exercise::ALL.iter().all(|e| !e.bonus()));
+        let bonus: Vec<Exercise> = Exercise::ALL.into_iter().filter(|e| e.bonus()).collect();
+        assert_eq!(bonus, [Exercise::Store]);
     }
 
     #[test]
@@ -317,7 +337,7 @@ mod tests {
     #[test]
     fn an_exercise_serializes_as_its_id() {
         let json = serde_json::to_string(&Exercise::ALL).unwrap();
-        assert_eq!(json, r#"["cobro","cliente","reconciliacion"]"#);
+        assert_eq!(json, r#"["cobro","cliente","reconciliacion","atomico"]"#);
         let back: Vec<Exercise> = serde_json::from_str(&json).unwrap();
         assert_eq!(back, Exercise::ALL);
         let e = serde_json::from_str::<Exercise>(r#""pago""#).unwrap_err();
@@ -331,9 +351,12 @@ mod tests {
 
     #[test]
     fn lists_read_as_spanish() {
-        assert_eq!(listed(&ids(), "o"), "cobro, cliente o reconciliacion");
+        assert_eq!(
+            listed(&ids(), "o"),
+            "cobro, cliente, reconciliacion o atomico"
+        );
         assert_eq!(listed(&["cobro"], "y"), "cobro");
-        assert_eq!(count_in_words(), "tres");
+        assert_eq!(count_in_words(), "cuatro");
         assert_eq!(course_count_in_words(), "tres");
     }
 

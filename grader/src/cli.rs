@@ -180,6 +180,11 @@ pub enum Command {
     /// (alias: view).
     #[command(alias = "view")]
     Ver(VerArgs),
+    /// Repite exactamente un horario del ejercicio 4 (el que imprimió una
+    /// verificación concurrente que falla) y lo cuenta paso a paso: qué
+    /// hilo buscó, marcó, cobró y guardó cada key (alias: replay-schedule).
+    #[command(name = "repetir-horario", alias = "replay-schedule")]
+    RepetirHorario(RepetirArgs),
     /// Califica un curso entero: cada entrega de ENTREGAS (una carpeta o zip
     /// por estudiante, la exportación de Gradescope o los clones de
     /// `gh teacher download`) desde la plantilla del estudiante; escribe el
@@ -319,6 +324,29 @@ pub struct CompararArgs {
 }
 
 /// `ver`'s arguments.
+/// `repetir-horario`'s arguments: the history and the schedule a failing
+/// concurrent check of exercise 4 printed.
+#[derive(Args, Debug, Clone)]
+#[command(
+    help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
+    override_usage = "cargo run -p grader -- repetir-horario HISTORIA [--antes LLAMADAS] --horario HORARIO",
+    next_help_heading = "Opciones"
+)]
+pub struct RepetirArgs {
+    /// Las llamadas de cada hilo: hilos separados por `/`, llamadas por `,`,
+    /// cada una K<key>:<orden>:<dólares> (p. ej. K1:1:500/K1:1:500).
+    #[arg(value_name = "HISTORIA", help_heading = "Argumentos")]
+    pub historia: String,
+    /// Llamadas que terminan antes de que arranquen los hilos (mismo formato,
+    /// separadas por `,`).
+    #[arg(long, alias = "before", value_name = "LLAMADAS")]
+    pub antes: Option<String>,
+    /// El hilo que avanza en cada paso, separados por `.` (0 es el hilo
+    /// principal), como lo imprimió la verificación.
+    #[arg(long, alias = "schedule", value_name = "HORARIO")]
+    pub horario: String,
+}
+
 #[derive(Args, Debug, Clone)]
 #[command(
     help_template = "{about}\n\nUso: {usage}\n\n{all-args}",

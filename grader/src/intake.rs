@@ -7,10 +7,10 @@
 //! down; the shallowest, then the first in name order), every `*.rs` file
 //! under its `src/` replaces the kit's `exercises/src`. Otherwise the loose
 //! files (each exercise's file of [`crate::catalog`]: `payments_server.rs`,
-//! `client.rs`, `reconciliation.rs`; and `lib.rs`) (each the shallowest,
-//! then the first in name order, at most three levels down) go over the
-//! kit's stubs. Never a `Cargo.toml`, a `build.rs` or a symbolic link: the
-//! kit's manifest rules. A submission with none of those
+//! `client.rs`, `reconciliation.rs`, `atomic_server.rs`; and `lib.rs`) (each
+//! the shallowest, then the first in name order, at most three levels down)
+//! go over the kit's stubs. Never a `Cargo.toml`, a `build.rs` or a
+//! symbolic link: the kit's manifest rules. A submission with none of those
 //! files is [`Intake::is_empty`] (`sin-archivos` on every platform).
 
 use std::collections::BTreeMap;
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 /// The loose files a submission may bring instead of an `exercises/` folder:
 /// each exercise's file of [`crate::catalog`] (`payments_server.rs`,
-/// `client.rs`, `reconciliation.rs`), then `lib.rs`.
+/// `client.rs`, `reconciliation.rs`, `atomic_server.rs`), then `lib.rs`.
 pub fn loose_files() -> Vec<&'static str> {
     let mut names = exercise_files();
     names.push("lib.rs");
@@ -324,13 +324,14 @@ mod tests {
                 "payments_server.rs",
                 "client.rs",
                 "reconciliation.rs",
+                "atomic_server.rs",
                 "lib.rs"
             ]
         );
         let e = tempfile::tempdir().unwrap();
         assert_eq!(
             take(e.path()).unwrap().empty_message(),
-            "la entrega no trae ningún archivo de ejercicio: ni una carpeta exercises/src ni payments_server.rs, client.rs o reconciliation.rs; se calificaría la plantilla sin tocar"
+            "la entrega no trae ningún archivo de ejercicio: ni una carpeta exercises/src ni payments_server.rs, client.rs, reconciliation.rs o atomic_server.rs; se calificaría la plantilla sin tocar"
         );
     }
 

@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         Some(Command::Comparar(args)) => commands::comparar::run(&cli, args),
         Some(Command::Barrido(args)) => commands::barrido::run(&cli, args),
         Some(Command::Ver(args)) => commands::ver::run(&cli, args),
+        Some(Command::RepetirHorario(args)) => commands::horario::run(&cli, args),
         Some(Command::Curso(args)) => commands::curso::run(&cli, args),
         Some(Command::Superponer { entrega, kit }) => grader::intake::overlay_command(entrega, kit),
     };

@@ -199,7 +199,9 @@ impl Kind {
                 "un resultado que cambia según qué tipo o qué programa lo llama no es el comportamiento que se califica"
             }
             Kind::Time => "su resultado no puede depender de la hora",
-            Kind::Threads => "los tres ejercicios son secuenciales",
+            Kind::Threads => {
+                "los ejercicios 1 a 3 son secuenciales, y el 4 usa los candados del mundo, sim::sync::Mutex (ver «El store atómico» en el README)"
+            }
             Kind::GlobalState => {
                 "lo que se recuerda entre llamadas vive en el servidor (self) o en los parámetros, no en una variable global"
             }

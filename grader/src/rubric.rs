@@ -13,6 +13,12 @@
 //!   `--fixtures` folder, a check added to the catalog but not to the
 //!   rubric) is worth this many points.
 //!
+//! - `[bonus]`: the exercises whose points are a bonus, counted apart from
+//!   the score (`Puntaje: 100/100 puntos · bonus 20/20`); without the
+//!   section, the kit's bonus exercises (exercise 4, `atomico`). An
+//!   instructor who wants exercise 4 inside the grade writes
+//!   `[bonus] ejercicios = []` and sets the points so the whole sums 100.
+//!
 //! The maximum of a run is the sum over the checks that ran, so
 //! `--variantes` raises it by the pools and `--ejercicio` lowers it to that
 //! exercise's share.
@@ -168,6 +174,8 @@ pub struct Rubric {
     pub variant_visibility: Visibility,
     /// Points of a check that is neither listed nor a variant.
     pub unlisted: Entry,
+    /// The exercises whose points are a bonus, by id (`[bonus]`).
+    pub bonus: Vec<String>,
 }
 
 /// A rubric that cannot be used: file, `line:column` when known, field, and
@@ -207,6 +215,13 @@ struct RawRubric {
     verificaciones: BTreeMap<String, RawEntry>,
     variantes: RawVariants,
     no_listadas: RawUnlisted,
+    bonus: Option<RawBonus>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBonus {
+    ejercicios: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -349,8 +364,30 @@ impl Rubric {
             };
             variant_pools.insert(exercise.to_string(), points(&field, n)?);
         }
+        let bonus = match raw.bonus {
+            None => crate::verdict::Exercise::ALL
+                .into_iter()
+                .filter(|e| e.bonus())
+                .map(|e| e.id().to_string())
+                .collect(),
+            Some(b) => {
+                for id in &b.ejercicios {
+                    if crate::verdict::Exercise::from_id(id).is_none() {
+                        return Err(err(
+                            "bonus.ejercicios",
+                            format!(
+                                "ejercicio desconocido «{id}»; se permiten: {}",
+                                catalog::ids().join(", ")
+                            ),
+                        ));
+                    }
+                }
+                b.ejercicios
+            }
+        };
         Ok(Rubric {
             source: file.to_string(),
+            bonus,
             listed,
             variant_pools,
             variant_visibility: raw.variantes.visibilidad,
@@ -379,6 +416,12 @@ impl Rubric {
             .filter(|(id, _)| exercise_of(id) == Some(exercise_id))
             .map(|(_, e)| e.points)
             .sum()
+    }
+
+    /// Whether the points of exercise `exercise_id` are a bonus, counted
+    /// apart from the score (`[bonus]`).
+    pub fn is_bonus(&self, exercise_id: &str) -> bool {
+        self.bonus.iter().any(|b| b == exercise_id)
     }
 
     /// The variant pool of exercise `exercise_id` (zero for an unknown id).
@@ -453,6 +496,29 @@ visibilidad = "after_due_date"
         assert_eq!(r.variant_visibility, Visibility::AfterPublished);
         assert_eq!(r.unlisted.points, Points::whole(2));
         assert_eq!(r.unlisted.visibility, Visibility::AfterDueDate);
+        // Without `[bonus]`, exercise 4 is the bonus; its pool defaults to 0.
+        assert!(r.is_bonus("atomico") && !r.is_bonus("cobro"));
+        assert_eq!(r.variant_pool("atomico"), Points::ZERO);
+        let inside =
+            Rubric::parse(&format!("{MINIMAL}\n[bonus]\nejercicios = []\n"), "r.toml").unwrap();
+        assert!(!inside.is_bonus("atomico"));
+    }
+
+    /// The kit's rubric: 100 points outside the bonus, and exercise 4's
+    /// fixed and model checks as the bonus.
+    #[test]
+    fn the_kit_rubric_sums_100_plus_the_bonus() {
+        let r = Rubric::kit().unwrap();
+        let inside: Points = ["cobro", "cliente", "reconciliacion"]
+            .iter()
+            .map(|e| r.listed_total(e))
+            .sum();
+        assert_eq!(inside, Points::whole(100));
+        assert!(r.is_bonus("atomico"));
+        assert_eq!(r.listed_total("atomico"), Points::whole(20));
+        for (id, _) in crate::checks::store::CHECKS {
+            assert!(r.listed.contains_key(&format!("atomico/{id}")), "{id}");
+        }
     }
 
     #[test]
@@ -492,7 +558,11 @@ visibilidad = "after_due_date"
             ),
             (
                 MINIMAL.replace("cobro/flota-1000", "pago/flota-1000"),
-                "rúbrica r.toml, campo `verificaciones.\"pago/flota-1000\"`: ejercicio desconocido «pago»; se permiten: cobro, cliente, reconciliacion",
+                "rúbrica r.toml, campo `verificaciones.\"pago/flota-1000\"`: ejercicio desconocido «pago»; se permiten: cobro, cliente, reconciliacion, atomico",
+            ),
+            (
+                format!("{MINIMAL}\n[bonus]\nejercicios = [\"atomica\"]\n"),
+                "rúbrica r.toml, campo `bonus.ejercicios`: ejercicio desconocido «atomica»; se permiten: cobro, cliente, reconciliacion, atomico",
             ),
             (
                 MINIMAL.replace("puntos = 2\n", "puntos = \"dos\"\n"),
@@ -514,7 +584,7 @@ visibilidad = "after_due_date"
         let cases = [
             (
                 MINIMAL.replace("reconciliacion = 1 }", "reconciliacion = 1, pago = 3 }"),
-                "rúbrica r.toml:7:57, campo `variantes.puntos`: campo desconocido `pago`; se permiten: `cobro`, `cliente`, `reconciliacion`",
+                "rúbrica r.toml:7:57, campo `variantes.puntos`: campo desconocido `pago`; se permiten: `cobro`, `cliente`, `reconciliacion`, `atomico`",
             ),
             (
                 MINIMAL.replace("cobro = 10, ", ""),

@@ -42,7 +42,7 @@ fn rec(w: &WorldRun) -> Reconciliation {
 
 /// Whole dollars without separators, as the one-buyer lines print them
 /// (`$1000`); cents only when there are any.
-fn plain(m: Money) -> String {
+pub fn plain(m: Money) -> String {
     let c = m.cents();
     let sign = if c < 0 { "-" } else { "" };
     let abs = c.unsigned_abs();

@@ -139,6 +139,28 @@ fn the_reference_scores_100_of_100_and_the_stubs_0() {
         assert_eq!(r["owner"], "ana-estudiante");
         assert_eq!(r["datetime"], "2026-12-01T00:00:00Z");
         assert!(body.contains("**Puntaje: 100/100 puntos"), "{body}");
+        // The bonus: listed test by test, outside score and max-score.
+        assert!(body.contains(" · bonus 20/20**"), "{body}");
+        let bonus: Vec<&Value> = r["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| {
+                t["test-name"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("bonus · atomico/")
+            })
+            .collect();
+        // 8 checks in sequence, 6 under the schedule explorer.
+        assert_eq!(bonus.len(), 14);
+        assert_eq!(
+            bonus
+                .iter()
+                .map(|t| t["score"].as_u64().unwrap())
+                .sum::<u64>(),
+            20
+        );
     }
     if stubs_untouched() {
         let (r, body, code) = result_of(&[], &RUNNER_ENV);
@@ -149,6 +171,10 @@ fn the_reference_scores_100_of_100_and_the_stubs_0() {
             (Some(0), Some(100))
         );
         assert!(body.contains("todavía es todo!()"), "{body}");
+        assert!(
+            body.contains("bonus 0/20 (pendiente: todavía es todo!())**"),
+            "{body}"
+        );
     }
 }
 
@@ -193,8 +219,15 @@ fn the_declarative_tests_give_each_exercise_its_rubric_points() {
     assert_eq!(tests["schema"], "classroom50/tests/v1");
     let rubric = grader::rubric::Rubric::kit().unwrap();
     let list = tests["tests"].as_array().unwrap();
-    assert_eq!(list.len(), grader::verdict::Exercise::ALL.len());
-    for (t, exercise) in list.iter().zip(grader::verdict::Exercise::ALL) {
+    // The declarative tests are the grade: the bonus is not among them
+    // (autograder.py lists it apart).
+    let graded: Vec<grader::verdict::Exercise> = grader::verdict::Exercise::ALL
+        .into_iter()
+        .filter(|e| !rubric.is_bonus(e.id()))
+        .collect();
+    assert_eq!(list.len(), 3);
+    assert_eq!(graded.len(), 3);
+    for (t, exercise) in list.iter().zip(graded) {
         assert_eq!(t["type"], "run");
         assert_eq!(
             t["run"],

@@ -49,6 +49,16 @@ pub fn catch<T>(job: impl FnOnce() -> T) -> Result<T, Failure> {
     })
 }
 
+/// Adds `extra` to the message of the panic being caught (the first one
+/// the hook saw), e.g. the schedule the explorer was running.
+#[cfg(feature = "explorar")]
+pub fn annotate(extra: &str) {
+    let mut slot = LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((message, _)) = slot.as_mut() {
+        message.push_str(extra);
+    }
+}
+
 fn strip_column(location: &str) -> String {
     match location.rsplit_once(':') {
         Some((rest, col)) if col.chars().all(|c| c.is_ascii_digit()) => rest.to_string(),

@@ -1,12 +1,15 @@
 //! The harness: a small program that links `sim` and one implementation of
-//! the three exercises and does nothing but run the judge's [`Job`]s against
+//! the exercises (the three of lesson 2 and lesson 4's bonus) and does nothing but run the judge's [`Job`]s against
 //! it, answering with raw observations (see the `protocol` crate). It decides
 //! no grade: the judge (`grader`) compares what it observed with the oracle.
 
 mod catch;
 mod charges;
+#[cfg(feature = "explorar")]
+pub mod explore;
 mod reconcile;
 mod record;
+mod shared;
 mod trace;
 mod world;
 
@@ -76,11 +79,13 @@ pub fn answer_caught<K: Kit>(job: &Job) -> Answer {
 
 /// Runs `job` against `K` in this process (panics propagate): each
 /// exercise's jobs are answered by its own module ([`charges`] for
-/// exercise 1, [`record`] for exercise 2, [`reconcile`] for exercise 3),
+/// exercise 1, [`record`] for exercise 2, [`reconcile`] for exercise 3,
+/// [`shared`] for exercise 4),
 /// the lesson's worlds by [`world`] and [`trace`].
 pub fn answer<K: Kit>(job: &Job) -> Observation {
     match job {
         Job::Charges { idempotent, calls } => charges::charges::<K>(*idempotent, calls),
+        Job::Shared { calls } => shared_in_one_thread::<K>(calls),
         Job::Client { fleet, orders } => record::client::<K>(fleet, orders.as_deref()),
         Job::Reconcile { orders, ledger } => reconcile::reconcile::<K>(orders, ledger),
         Job::ReconcileFleet { fleet, idempotent } => reconcile::fleet::<K>(fleet, *idempotent),
@@ -95,5 +100,48 @@ pub fn answer<K: Kit>(job: &Job) -> Observation {
             idempotent,
             client,
         } => Observation::Trace(trace::world::<K>(fleet, *idempotent, *client)),
+        Job::Schedules {
+            history,
+            explore,
+            server,
+        } => schedules::<K>(history, explore, *server),
     }
+}
+
+/// [`shared::shared`] in this harness's own thread.
+#[cfg(not(feature = "explorar"))]
+fn shared_in_one_thread<K: Kit>(calls: &[protocol::Call]) -> Observation {
+    shared::shared::<K>(calls)
+}
+
+/// [`shared::shared`] in one schedule of the explorer: its locks exist only
+/// there.
+#[cfg(feature = "explorar")]
+fn shared_in_one_thread<K: Kit>(calls: &[protocol::Call]) -> Observation {
+    explore::alone(calls.to_vec(), |calls| shared::shared::<K>(calls))
+}
+
+/// Exercise 4's concurrent history under the explorer (only in
+/// `harness-explorador`).
+#[cfg(feature = "explorar")]
+fn schedules<K: Kit>(
+    history: &protocol::schedules::History,
+    explore: &protocol::schedules::Exploration,
+    server: protocol::schedules::Server,
+) -> Observation {
+    Observation::Schedules(explore::explore::<K>(history, explore, server))
+}
+
+/// Without the explorer, `sim::sync`'s locks are std's: no schedule can be
+/// chosen, so the job is refused (a panic the judge reports).
+#[cfg(not(feature = "explorar"))]
+#[allow(clippy::extra_unused_type_parameters)] // the explorer's twin uses it
+fn schedules<K: Kit>(
+    _: &protocol::schedules::History,
+    _: &protocol::schedules::Exploration,
+    _: protocol::schedules::Server,
+) -> Observation {
+    panic!(
+        "este harness no tiene el explorador de horarios: los horarios se exploran en harness-explorador"
+    )
 }

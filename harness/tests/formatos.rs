@@ -23,7 +23,9 @@ kit!(PercentOfCharged {
 });
 
 fn sheet() -> Sheet {
-    let graded = support::grade_in_process::<PercentOfCharged>(&Catalog::new(fixtures(), &[]));
+    let graded = support::grade_in_process::<PercentOfCharged>(
+        &Catalog::new(fixtures(), &[]).without_explored(),
+    );
     Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[])
 }
 

@@ -415,7 +415,7 @@ fn catalog() -> Catalog {
         .into_iter()
         .filter(|s| SCENARIOS.contains(&s.name.as_str()))
         .collect();
-    Catalog::new(scenarios, &[])
+    Catalog::new(scenarios, &[]).without_explored()
 }
 
 /// The judge's view of `kit`: this executable as its harness, 2 checks at a
@@ -434,6 +434,7 @@ fn executor(kit: &str, limit: Duration, dir: &Path, pool: Pool) -> Result<Harnes
         sandbox: None,
         owned: None,
         pool,
+        explorer: None,
     })
 }
 

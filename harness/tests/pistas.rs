@@ -386,7 +386,7 @@ const MISTAKES: &[Mistake] = &[
 
 /// The exercise's block of the text report, without colours.
 fn block(m: &Mistake) -> String {
-    let catalog = Catalog::new(support::fixtures(), &[m.exercise]);
+    let catalog = Catalog::new(support::fixtures(), &[m.exercise]).without_explored();
     let graded = (m.grade)(&catalog);
     let sheet = Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[]);
     let text = exercise_block(&sheet, m.exercise, "vuelve a correr", Hints::Shown);

@@ -84,7 +84,8 @@ fn grade(args: &[String]) -> (Plan, Sheet) {
     let plan = Plan::from_parts(cli.variants, cli.seed, &cli.variant, None).unwrap();
     let mut scenarios = fixtures();
     scenarios.extend(plan.scenarios());
-    let mut catalog = Catalog::new(scenarios, &grader::commands::grade::exercises(&cli));
+    let mut catalog =
+        Catalog::new(scenarios, &grader::commands::grade::exercises(&cli)).without_explored();
     catalog.add_model_variants(&plan.variants);
     let graded = support::grade_in_process::<Memorized>(&catalog);
     let sheet = Sheet::new(&graded, &Rubric::kit().unwrap(), &plan, &[]);

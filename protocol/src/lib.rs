@@ -11,8 +11,8 @@
 
 //!
 //! Each exercise's own types live in its module ([`charges`] for exercise
-//! 1, [`client`] for exercise 2; exercise 3 answers with
-//! `sim::Reconciliation`), the worlds where they run together in [`world`];
+//! 1, [`client`] for exercise 2, [`shared`] for exercise 4; exercise 3
+//! answers with `sim::Reconciliation`), the worlds where they run together in [`world`];
 //! all are re-exported here. A new exercise adds its module, one [`Job`] and
 //! one [`Observation`] variant wrapping its own types, and its arm in
 //! [`Job::work`].
@@ -20,6 +20,8 @@
 pub mod charges;
 pub mod client;
 pub mod lesson;
+pub mod schedules;
+pub mod shared;
 pub mod world;
 
 use serde::{Deserialize, Serialize};
@@ -27,6 +29,7 @@ use sim::{Fleet, LedgerEntry, Order, Reconciliation};
 
 pub use charges::{Answered, Call};
 pub use client::{OrderRun, Sent, runs};
+pub use shared::SharedAnswered;
 pub use world::{ClientKind, TracedCall, WorldRun, WorldTrace};
 
 /// The prefix of an answer line on the harness's stdout. Anything else the
@@ -86,6 +89,13 @@ pub enum Job {
         /// exercise 3.
         reconcile: bool,
     },
+    /// Exercise 4 (lesson 4's atomic store), sequentially: a new shared
+    /// server (`Kit::new_atomic_server`), then every call in order from one
+    /// thread. Answered by [`Observation::Shared`].
+    Shared {
+        /// The calls, in order.
+        calls: Vec<Call>,
+    },
     /// One world of `fleet` like [`Job::World`] (reconciled), traced call by
     /// call for `grader ver`: every call the server received and the ledger
     /// it left. Answered by [`Observation::Trace`].
@@ -97,6 +107,19 @@ pub enum Job {
         /// Who charges the orders.
         client: ClientKind,
     },
+    /// Exercise 4 (lesson 4): `history` on new shared servers of the
+    /// implementation under the schedule explorer, one server per schedule.
+    /// Only the explorer's harness (`harness-explorador`) answers it, with
+    /// [`Observation::Schedules`].
+    Schedules {
+        /// The calls and threads.
+        history: schedules::History,
+        /// Which schedules.
+        explore: schedules::Exploration,
+        /// Whose server (the implementation's unless said).
+        #[serde(default)]
+        server: schedules::Server,
+    },
 }
 
 impl Job {
@@ -104,7 +127,7 @@ impl Job {
     /// code or rows it must read: the judge's time limit grows with it.
     pub fn work(&self) -> u64 {
         match self {
-            Job::Charges { calls, .. } => calls.len() as u64,
+            Job::Charges { calls, .. } | Job::Shared { calls } => calls.len() as u64,
             Job::Client {
                 orders: Some(orders),
                 fleet,
@@ -116,6 +139,10 @@ impl Job {
                 fleet.order_count() * u64::from(fleet.max_attempts.max(1))
             }
             Job::Reconcile { orders, ledger } => (orders.len() + ledger.len()) as u64,
+            // A schedule costs about what a few hundred plain calls do.
+            Job::Schedules {
+                history, explore, ..
+            } => history.call_count() as u64 * u64::from(explore.schedules()) * 200,
         }
     }
 }
@@ -129,6 +156,11 @@ pub enum Observation {
         answers: Vec<Answered>,
         /// `ledger()` after the last call.
         ledger: Vec<LedgerEntry>,
+    },
+    /// [`Job::Shared`]: every answer, each with the ledger after it.
+    Shared {
+        /// One per call, in order.
+        answers: Vec<SharedAnswered>,
     },
     /// [`Job::Client`]: one entry per order, and the attempts the network
     /// carried in all.
@@ -144,6 +176,8 @@ pub enum Observation {
     World(WorldRun),
     /// [`Job::Trace`].
     Trace(WorldTrace),
+    /// [`Job::Schedules`].
+    Schedules(schedules::Explored),
 }
 
 /// How the implementation's code ended a job without an observation.

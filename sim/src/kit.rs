@@ -11,8 +11,9 @@ use crate::reconciliation::Reconciliation;
 use crate::shared::SharedPayments;
 
 /// Una implementación de los ejercicios (los tres de la lección 2 y el
-/// bonus de la lección 4).
-pub trait Kit {
+/// bonus de la lección 4). Un tipo sin referencias prestadas (`'static`):
+/// el explorador de horarios del juez la corre en hilos propios.
+pub trait Kit: 'static {
     /// El nombre del crate, para los mensajes (`"exercises"` o `"solutions"`).
     const CRATE: &'static str;
 
@@ -38,7 +39,7 @@ pub trait Kit {
     fn reconcile(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation;
 
     /// El servidor compartido del ejercicio 4 (lección 4).
-    type AtomicServer: SharedPayments;
+    type AtomicServer: SharedPayments + 'static;
 
     /// Ejercicio 4: un servidor compartido con el ledger y el store vacíos.
     fn new_atomic_server() -> Self::AtomicServer;

@@ -16,6 +16,7 @@ pub mod kit;
 pub mod ledger;
 pub mod money;
 pub mod network;
+pub mod non_atomic;
 pub mod order;
 pub mod payments;
 pub mod reconciliation;

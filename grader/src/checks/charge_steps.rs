@@ -88,13 +88,36 @@ pub fn table(
             rows,
         ]));
     }
-    let titles = [
-        "paso",
-        "llamada",
-        "modelo",
-        "tu código",
-        "filas: modelo · tú",
-    ];
+    let marked = parts.map(|p| format!("{}.", p + 1));
+    lines.extend(columns(
+        [
+            "paso",
+            "llamada",
+            "modelo",
+            "tu código",
+            "filas: modelo · tú",
+        ],
+        &cells,
+        marked.as_deref(),
+    ));
+    if idempotent && let Some(p) = parts {
+        lines.push(store_line(&calls[..=p], p, name));
+    }
+    if parts.is_none() {
+        lines.push(final_ledger_line(got, want, name));
+    }
+    lines
+}
+
+/// A step table's title line and rows: every column as wide as its widest
+/// cell, the step number right-aligned, the last column unpadded; a gap
+/// (`Err(n)`) is one line for the `n` calls it hides; the row whose step is
+/// `marked` (`"2."`) ends with `← aquí se separan`.
+pub fn columns(
+    titles: [&str; 5],
+    cells: &[Result<[String; 5], usize>],
+    marked: Option<&str>,
+) -> Vec<String> {
     let mut widths = titles.map(|t| t.chars().count());
     for row in cells.iter().flatten() {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -115,8 +138,8 @@ pub fn table(
         }
         out
     };
-    lines.push(line(&titles.map(str::to_string)));
-    for row in &cells {
+    let mut lines = vec![line(&titles.map(str::to_string))];
+    for row in cells {
         match row {
             Err(gap) => lines.push(format!(
                 "{:>w$}  … {gap} llamada(s) en las que tu código y el modelo coinciden",
@@ -125,18 +148,12 @@ pub fn table(
             )),
             Ok(r) => {
                 let mut text = line(r);
-                if parts.is_some_and(|p| r[0] == format!("{}.", p + 1)) {
+                if marked == Some(r[0].as_str()) {
                     text.push_str("  ← aquí se separan");
                 }
                 lines.push(text);
             }
         }
-    }
-    if idempotent && let Some(p) = parts {
-        lines.push(store_line(&calls[..=p], p, name));
-    }
-    if parts.is_none() {
-        lines.push(final_ledger_line(got, want, name));
     }
     lines
 }

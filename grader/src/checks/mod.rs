@@ -12,6 +12,9 @@ pub mod model;
 pub mod reconciliation;
 pub mod scenario;
 pub mod server;
+pub mod store;
+pub mod store_schedules;
+pub mod store_steps;
 
 use crate::catalog::COUNT;
 use crate::fixture::Scenario;
@@ -48,7 +51,12 @@ pub struct Module {
 }
 
 /// Every exercise's checks, in catalog order.
-const MODULES: [Module; COUNT] = [server::MODULE, client::MODULE, reconciliation::MODULE];
+const MODULES: [Module; COUNT] = [
+    server::MODULE,
+    client::MODULE,
+    reconciliation::MODULE,
+    store::MODULE,
+];
 
 /// The checks of `exercise`.
 pub fn module(exercise: Exercise) -> &'static Module {
@@ -114,6 +122,22 @@ fn model_title(seed: u64) -> String {
     )
 }
 
+/// The concurrent checks of `exercise`, run under the schedule explorer in
+/// the harness's second build ([`store_schedules`]): those of the exercise
+/// whose catalog entry asks for that build (exercise 4's shared server).
+fn explored(exercise: Exercise) -> &'static [(&'static str, &'static str)] {
+    if exercise.explorer_build() {
+        store_schedules::CHECKS
+    } else {
+        &[]
+    }
+}
+
+/// Whether `check` runs in the explorer's harness.
+pub fn is_explored(check: &Check) -> bool {
+    matches!(check.target, CheckTarget::Fixed(id) if explored(check.exercise).iter().any(|(n, _)| *n == id))
+}
+
 impl Catalog {
     /// The checks of `exercises` (all of them when empty) over `scenarios`.
     pub fn new(scenarios: Vec<Scenario>, exercises: &[Exercise]) -> Catalog {
@@ -125,7 +149,7 @@ impl Catalog {
         let mut checks = Vec::new();
         for exercise in chosen {
             let module = module(exercise);
-            for &(name, title) in module.fixed {
+            for &(name, title) in module.fixed.iter().chain(explored(exercise)) {
                 checks.push(Check {
                     id: format!("{}/{name}", exercise.id()),
                     exercise,
@@ -181,6 +205,16 @@ impl Catalog {
         }
     }
 
+    /// This catalog without the checks that run in the explorer's harness
+    /// ([`store_schedules`]), for an executor that has none (the kit's tests
+    /// that grade kits in their own process; the concurrent checks are
+    /// graded by `harness/tests/mutantes_store_carreras.rs`, built with the
+    /// explorer).
+    pub fn without_explored(mut self) -> Catalog {
+        self.checks.retain(|c| !is_explored(c));
+        self
+    }
+
     /// The check with this id.
     pub fn find(&self, id: &str) -> Option<&Check> {
         self.checks.iter().find(|c| c.id == id)
@@ -190,6 +224,7 @@ impl Catalog {
     pub fn run(&self, h: &dyn Execute, check: &Check) -> Verdict {
         let module = module(check.exercise);
         let result = match check.target {
+            CheckTarget::Fixed(id) if is_explored(check) => store_schedules::run(h, id),
             CheckTarget::Fixed(id) => (module.run_fixed)(h, id),
             CheckTarget::Scenario(i) => module
                 .scenario

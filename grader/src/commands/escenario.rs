@@ -16,12 +16,34 @@ use crate::verdict::Verdict;
 use crate::{output, paths};
 use protocol::ClientKind;
 
+/// The name of the concurrent scenario (lesson 4): two retries of one key at
+/// the same time, without atomicity and with the implementation's store.
+pub const RACE: &str = "carrera";
+
+/// `escenario carrera`: the race side by side in one schedule, in the
+/// explorer's harness (exercise 4). Exit 1 when the implementation's store
+/// could not run or charged twice in that schedule.
+fn race(cli: &Cli) -> ExitCode {
+    let which = match commands::implementation(cli) {
+        Ok(w) => w,
+        Err(code) => return code,
+    };
+    let h = match commands::harness(cli, which) {
+        Ok(h) => h,
+        Err(cause) => return commands::build_failure(&cause),
+    };
+    commands::horario::told(crate::checks::store_schedules::race(&h))
+}
+
 /// `escenario [NOMBRE]`: prints the table of one scenario (all when `name` is
 /// `None`) run with the chosen implementation in harness processes; for
 /// `exercises`, compares it
 /// with the expected output. Exit 1 when a table could not be produced or
 /// differs, 2 for an unknown name or a bad fixture.
 pub fn run(cli: &Cli, name: Option<&str>) -> ExitCode {
+    if name == Some(RACE) {
+        return race(cli);
+    }
     // Only the kit's own fixtures have an expected output to compare with.
     let mut kit_fixture = true;
     let scenarios = match name {

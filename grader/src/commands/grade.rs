@@ -80,7 +80,8 @@ pub fn run(cli: &Cli) -> ExitCode {
 pub struct Run {
     /// The scored checks, with the run's wall-clock time.
     pub sheet: Sheet,
-    /// Whether every check passed.
+    /// Whether every check passed, the bonus apart ([`Sheet::full_marks`]):
+    /// the exit status is 0 then.
     pub all_passed: bool,
     /// The harness that ran the checks, for more jobs with the same build
     /// (`vigilar` runs the lesson's fleet with it); `None` when the code did
@@ -227,8 +228,8 @@ impl Setup {
         let mut sheet = Sheet::new(&graded, &self.rubric, &self.plan, &repro_args(cli));
         sheet.elapsed_secs = execution_time(started);
         Run {
+            all_passed: sheet.full_marks(),
             sheet,
-            all_passed: graded.all_passed(),
             harness,
         }
     }
@@ -236,7 +237,7 @@ impl Setup {
 
 /// Refuses a rubric that lists an id no check has (a misspelt id would
 /// silently reweight the total), and warns on stderr when the points of the
-/// checks that are not hidden variants do not add up to 100.
+/// checks that are neither hidden variants nor a bonus do not add up to 100.
 ///
 /// # Errors
 /// One line naming the rubric's file and the first unknown id.
@@ -252,6 +253,7 @@ fn check_rubric_ids(
         .filter(|c| {
             let name = c.id.split_once('/').map_or("", |(_, n)| n);
             plan.find(crate::checks::variant_name(name)).is_none()
+                && !rubric.is_bonus(c.exercise.id())
         })
         .map(|c| c.id.clone())
         .collect();
@@ -273,7 +275,7 @@ fn check_rubric_ids(
         .sum();
     if total != crate::rubric::Points::whole(100) {
         eprintln!(
-            "grader: aviso: la rúbrica {} da {total} puntos a las verificaciones (sin las variantes ocultas), no 100",
+            "grader: aviso: la rúbrica {} da {total} puntos a las verificaciones (sin las variantes ocultas ni el bonus), no 100",
             rubric.source
         );
     }

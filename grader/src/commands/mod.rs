@@ -8,6 +8,7 @@ pub mod comparar;
 pub mod curso;
 pub mod escenario;
 pub mod grade;
+pub mod horario;
 pub mod ver;
 pub mod vigilar;
 
@@ -16,9 +17,10 @@ use std::process::ExitCode;
 use crate::cli::Cli;
 use crate::fixture::FixtureError;
 use crate::paths;
-use crate::runner::build::{self, Implementation};
+use crate::runner::build::{self, Flavor, Implementation};
 use crate::runner::cleanup;
 use crate::runner::diagnostics::Cause;
+use crate::runner::explorer::Lazy;
 use crate::runner::process::{HarnessProcess, TimeLimits};
 use crate::runner::sandbox::Sandbox;
 use crate::verdict::Exercise;
@@ -78,15 +80,66 @@ pub fn harness_without(
     which: Implementation,
     refused: &[Exercise],
 ) -> Result<HarnessProcess, Cause> {
-    let built = if refused.is_empty() {
-        build::harness(root, which)?
-    } else {
-        let stubs: Vec<(&str, &str)> = refused
-            .iter()
-            .map(|e| (e.file(), crate::checks::module(*e).refused_stub))
-            .collect();
-        build::harness_without(root, which, &stubs).map_err(|cause| without(cause, refused))?
-    };
+    let stubs: Vec<(String, String)> = refused
+        .iter()
+        .map(|e| {
+            let stub = crate::checks::module(*e).refused_stub;
+            (e.file().to_string(), stub.to_string())
+        })
+        .collect();
+    let mut plain = launch(cli, build_of(root, which, Flavor::Plain, &stubs, refused)?)?;
+    // The schedules of an exercise whose entry asks for the second harness
+    // (exercise 4's): built only if one of its checks asks for it, and never
+    // when that exercise itself was refused.
+    let explored = Exercise::ALL
+        .into_iter()
+        .any(|e| e.explorer_build() && !refused.contains(&e));
+    if explored {
+        let (root, refused, timeout) = (root.to_path_buf(), refused.to_vec(), cli.timeout);
+        plain.explorer = Some(Lazy::new(move || {
+            let built = build_of(&root, which, Flavor::Explorer, &stubs, &refused)?;
+            launch_with(timeout, built)
+        }));
+    }
+    Ok(plain)
+}
+
+/// The harness of `which` in `flavor`, built in place, or in a copy without
+/// the refused files (`stubs`: each refused exercise's file and its stub).
+fn build_of(
+    root: &std::path::Path,
+    which: Implementation,
+    flavor: Flavor,
+    stubs: &[(String, String)],
+    refused: &[Exercise],
+) -> Result<std::path::PathBuf, Cause> {
+    if stubs.is_empty() {
+        return match flavor {
+            Flavor::Plain => build::harness(root, which),
+            Flavor::Explorer => build::explorer(root, which),
+        };
+    }
+    let stubs: Vec<(&str, &str)> = stubs
+        .iter()
+        .map(|(f, t)| (f.as_str(), t.as_str()))
+        .collect();
+    match flavor {
+        Flavor::Plain => build::harness_without(root, which, &stubs),
+        Flavor::Explorer => build::explorer_without(root, which, &stubs),
+    }
+    .map_err(|cause| without(cause, refused))
+}
+
+fn launch(cli: &Cli, built: std::path::PathBuf) -> Result<HarnessProcess, Cause> {
+    launch_with(cli.timeout, built)
+}
+
+/// The executor of the harness cargo built at `built`, with `timeout` as
+/// the least time a job gets.
+fn launch_with(
+    timeout: std::time::Duration,
+    built: std::path::PathBuf,
+) -> Result<HarnessProcess, Cause> {
     // A private copy, taken right after the build: another copy of the kit
     // built into the same target folder (several submissions graded with one
     // CARGO_TARGET_DIR) cannot swap the binary under this run.
@@ -96,7 +149,10 @@ pub fn harness_without(
     // list or change it), never a path that might already exist.
     let owned = cleanup::new_folder(cleanup::COPY_PREFIX, 0o711)
         .map_err(|e| Cause::Other(format!("no se pudo crear la carpeta del harness: {e}")))?;
-    let program = owned.join(which.binary());
+    let name = built
+        .file_name()
+        .map_or_else(|| "harness".into(), |n| n.to_os_string());
+    let program = owned.join(name);
     if let Err(e) = std::fs::copy(&built, &program) {
         cleanup::remove_folder(&owned);
         return Err(Cause::Other(format!(
@@ -106,10 +162,11 @@ pub fn harness_without(
     Ok(HarnessProcess {
         program,
         args: Vec::new(),
-        limits: TimeLimits::new(cli.timeout),
+        limits: TimeLimits::new(timeout),
         sandbox,
         owned: Some(owned),
         pool: Default::default(),
+        explorer: None,
     })
 }
 

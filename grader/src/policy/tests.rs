@@ -583,3 +583,40 @@ fn a_review_reads_every_file_and_refuses_per_exercise() {
     );
     assert_eq!(review.refused[&Exercise::Cliente].len(), 3);
 }
+
+/// Exercise 4: its stub (`sim::sync::Mutex`, `SharedStore`, `&self`) passes
+/// the policy; `std::sync` and `std::thread` there are refused with a line
+/// that says to use `sim::sync`.
+#[test]
+fn exercise_4_takes_sim_sync_and_is_told_to_use_it_for_std_sync() {
+    let stub = include_str!("../../../exercises/src/atomic_server.rs");
+    assert_eq!(scan(stub), Ok(Vec::new()));
+    assert_eq!(owners("exercises/src/atomic_server.rs"), [Exercise::Store]);
+    let src = "use std::sync::Mutex;\npub struct S { store: Mutex<u8> }\n";
+    let lines: Vec<String> = scan(src)
+        .unwrap()
+        .iter()
+        .map(|u| line("exercises/src/atomic_server.rs", u, Some(Exercise::Store)))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "exercises/src/atomic_server.rs:1:16: usa std::sync::Mutex (hilos o sincronización): el ejercicio 4 no lo necesita; usa los candados del mundo, sim::sync::Mutex (`use sim::sync::Mutex;`, con la API de std::sync::Mutex y lock() sin unwrap): el juez los cambia por los de su explorador de horarios para probar los reintentos concurrentes, y los de std::sync no los vería; los hilos los pone el juez, tu servidor no crea ninguno"
+        ]
+    );
+    let spawn = scan("fn f() { std::thread::spawn(|| ()); }").unwrap();
+    assert!(
+        line(
+            "exercises/src/atomic_server.rs",
+            &spawn[0],
+            Some(Exercise::Store)
+        )
+        .ends_with("tu servidor no crea ninguno")
+    );
+    // Elsewhere the reason names both cases.
+    assert!(
+        line("exercises/src/client.rs", &spawn[0], Some(Exercise::Cliente)).ends_with(
+            "los ejercicios 1 a 3 son secuenciales, y el 4 usa los candados del mundo, sim::sync::Mutex (ver «El store atómico» en el README)"
+        )
+    );
+}

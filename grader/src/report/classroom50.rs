@@ -4,6 +4,10 @@
 //! runner sets (`CLASSROOM`, `ASSIGNMENT`, `USERNAME`, `SUBMISSION_TAG`,
 //! `COMMIT_URL`, `RELEASE_URL`, `REVIEW_URL`); scores are integers (each
 //! check's points rounded to the nearest whole point, the total their sum).
+//! The bonus (exercise 4) is listed test by test, each `bonus · …`, but
+//! stays out of `score` and `max-score` (the schema wants `score ≤
+//! max-score`, and a bonus left undone is no failure of the grade): the
+//! release body shows it apart, `Puntaje: 100/100 puntos · bonus 20/20`.
 //!
 //! Everything in a Classroom 50 repository is the student's: this is
 //! feedback, not a tamper-proof grade (no hidden variants, no secret seed).
@@ -182,8 +186,9 @@ fn whole(p: crate::rubric::Points) -> u64 {
 
 fn test(row: &Row, compiled: bool) -> Test50 {
     let max = whole(row.max);
+    let bonus = if row.bonus { "bonus · " } else { "" };
     Test50 {
-        test_name: format!("{} — {}", row.check.id, row.check.title),
+        test_name: format!("{bonus}{} — {}", row.check.id, row.check.title),
         passed: row.verdict.passed(),
         score: if row.verdict.passed() { max } else { 0 },
         max_score: max,
@@ -199,11 +204,19 @@ fn test(row: &Row, compiled: bool) -> Test50 {
 pub fn result(sheet: &Sheet, who: &Identity) -> Result50 {
     let compiled = sheet.compile_errors().is_none();
     let tests: Vec<Test50> = sheet.rows.iter().map(|r| test(r, compiled)).collect();
+    let graded = || {
+        sheet
+            .rows
+            .iter()
+            .zip(&tests)
+            .filter(|(r, _)| !r.bonus)
+            .map(|(_, t)| t)
+    };
     Result50 {
         schema: SCHEMA,
         identity: who.clone(),
-        score: tests.iter().map(|t| t.score).sum(),
-        max_score: tests.iter().map(|t| t.max_score).sum(),
+        score: graded().map(|t| t.score).sum(),
+        max_score: graded().map(|t| t.max_score).sum(),
         tests,
     }
 }
@@ -231,8 +244,13 @@ pub fn release_body(sheet: &Sheet) -> String {
     for exercise in sheet.exercises() {
         let rows: Vec<&Row> = sheet.of(exercise).collect();
         let (p, m) = Sheet::points_of(rows.iter().copied());
+        let of_bonus = if rows.iter().any(|r| r.bonus) {
+            " de bonus"
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            "## Ejercicio {} — {} · {p}/{m} puntos\n\n",
+            "## Ejercicio {} — {} · {p}/{m} puntos{of_bonus}\n\n",
             exercise.number(),
             exercise.title()
         ));

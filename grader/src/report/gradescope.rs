@@ -3,6 +3,11 @@
 //! top-level `score`, `execution_time`, `output` and `tests`, and per check
 //! `name`, `number`, `score`, `max_score`, `status`, `output` (the Spanish
 //! explanation) and `visibility` from the rubric.
+//!
+//! The bonus (exercise 4) is extra credit: its tests carry `max_score` 0
+//! and the points they earned, named `bonus · …` and tagged `bonus`, and
+//! the top-level `score` adds them on top of the 100 (Gradescope takes a
+//! score above the assignment's points as extra credit).
 
 use serde::Serialize;
 
@@ -17,7 +22,7 @@ pub const FIXED_TIME_ENV: &str = "KIT_TIEMPO_EJECUCION";
 /// The whole `results.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Results {
-    /// Points earned, over every test.
+    /// Points earned, over every test (the bonus on top).
     pub score: Points,
     /// Seconds the run took (or [`FIXED_TIME_ENV`]'s value).
     pub execution_time: u64,
@@ -81,8 +86,14 @@ pub fn results(sheet: &Sheet) -> Results {
             "Cada verificación trae su explicación: lo esperado, lo obtenido y una pista en los términos de la lección.\n",
         ),
     }
+    if let Some(bonus) = sheet.bonus_part() {
+        output.push_str(&format!(
+            "El ejercicio 4 es un bonus: sus puntos se suman por encima de los {} ({bonus}).\n",
+            sheet.total().1
+        ));
+    }
     Results {
-        score: sheet.total().0,
+        score: sheet.total().0 + sheet.bonus().0,
         execution_time: sheet.elapsed_secs,
         output,
         output_format: "text",
@@ -98,11 +109,22 @@ fn test(row: &Row) -> Test {
     } else {
         row.explanation()
     };
+    let mut tags = vec![row.check.exercise.id().to_string()];
+    if row.bonus {
+        tags.push("bonus".to_string());
+    }
     Test {
-        name: format!("{} — {}", row.check.id, row.check.title),
+        name: format!(
+            "{}{} — {}",
+            if row.bonus { "bonus · " } else { "" },
+            row.check.id,
+            row.check.title
+        ),
         number: row.number.clone(),
         score: row.points,
-        max_score: row.max,
+        // Extra credit: a bonus test adds its points without raising the
+        // maximum.
+        max_score: if row.bonus { Points::ZERO } else { row.max },
         status: if row.verdict.passed() {
             "passed"
         } else {
@@ -110,7 +132,7 @@ fn test(row: &Row) -> Test {
         },
         output,
         visibility: row.visibility,
-        tags: vec![row.check.exercise.id().to_string()],
+        tags,
         extra_data: Extra {
             id: row.check.id.clone(),
         },

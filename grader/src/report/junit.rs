@@ -1,7 +1,9 @@
 //! JUnit XML (the Jenkins schema most CIs read), written with quick-junit:
 //! one test suite per exercise, one test case per check; a wrong answer or a
 //! pending `todo!()` is a `<failure>`, a panic, time-out or crash an
-//! `<error>`, each carrying the Spanish explanation.
+//! `<error>`, each carrying the Spanish explanation. The bonus (exercise 4)
+//! is its own suite with the property `bonus`; its checks still pending are
+//! `<skipped>`, not failures (an untouched bonus fails nothing).
 //!
 //! No times, timestamps or ids are written, so the same run gives the same
 //! bytes.
@@ -26,6 +28,12 @@ pub fn render(sheet: &Sheet) -> String {
             Property::new("archivo", exercise.file()),
             Property::new("puntos", format!("{points}/{max}")),
         ]);
+        if rows.iter().any(|r| r.bonus) {
+            suite.add_property(Property::new(
+                "bonus",
+                "sus puntos se cuentan aparte del puntaje",
+            ));
+        }
         suite.add_test_cases(rows.into_iter().map(case));
         report.add_test_suite(suite);
     }
@@ -41,6 +49,12 @@ pub fn render(sheet: &Sheet) -> String {
 fn case(row: &Row) -> TestCase {
     let status = match &row.verdict {
         Verdict::Passed => TestCaseStatus::success(),
+        Verdict::Pending { .. } if row.bonus => {
+            let mut s = TestCaseStatus::skipped();
+            s.set_type("bonus-pendiente");
+            s.set_message(row.explanation());
+            s
+        }
         verdict => {
             let (kind, ty) = match verdict {
                 Verdict::Failed { .. } => (NonSuccessKind::Failure, "incorrecto"),

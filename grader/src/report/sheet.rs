@@ -26,6 +26,9 @@ pub struct Row {
     pub visibility: Visibility,
     /// Whether it is a hidden seeded variant.
     pub variant: bool,
+    /// Whether its points are a bonus, counted apart from the score (its
+    /// exercise is in the rubric's `[bonus]`).
+    pub bonus: bool,
     /// Further Spanish lines after the explanation (a failed variant's
     /// parameters and reproduction command).
     pub notes: Vec<String>,
@@ -118,6 +121,7 @@ impl Sheet {
                     max,
                     visibility,
                     variant: variant.is_some(),
+                    bonus: rubric.is_bonus(exercise.id()),
                     notes,
                 });
             }
@@ -165,17 +169,55 @@ impl Sheet {
             })
     }
 
-    /// Points earned and possible in the whole run.
+    /// Points earned and possible in the run, the bonus apart.
     pub fn total(&self) -> (Points, Points) {
-        Sheet::points_of(&self.rows)
+        Sheet::points_of(self.rows.iter().filter(|r| !r.bonus))
     }
 
-    /// Checks passed and checks run.
+    /// Bonus points earned and possible (both zero when no bonus check ran).
+    pub fn bonus(&self) -> (Points, Points) {
+        Sheet::points_of(self.rows.iter().filter(|r| r.bonus))
+    }
+
+    /// Whether any bonus check ran.
+    pub fn has_bonus(&self) -> bool {
+        self.rows.iter().any(|r| r.bonus)
+    }
+
+    /// Whether every check outside the bonus passed: full marks, whatever
+    /// the bonus says (a pending or failing bonus is never a failure of the
+    /// grade).
+    pub fn full_marks(&self) -> bool {
+        self.rows.iter().all(|r| r.bonus || r.verdict.passed())
+    }
+
+    /// Checks passed and checks run, the bonus apart.
     pub fn passed(&self) -> (usize, usize) {
+        let graded = self.rows.iter().filter(|r| !r.bonus);
         (
-            self.rows.iter().filter(|r| r.verdict.passed()).count(),
-            self.rows.len(),
+            graded.clone().filter(|r| r.verdict.passed()).count(),
+            graded.count(),
         )
+    }
+
+    /// The bonus part of the score line: `bonus 20/20`, `bonus 0/20
+    /// (pendiente: todavía es todo!())`; `None` when no bonus check ran.
+    pub fn bonus_part(&self) -> Option<String> {
+        if !self.has_bonus() {
+            return None;
+        }
+        let (points, max) = self.bonus();
+        let rows = || self.rows.iter().filter(|r| r.bonus);
+        let state = if self.compile_errors().is_some() {
+            ""
+        } else if rows().all(|r| matches!(r.verdict, Verdict::Pending { .. })) {
+            " (pendiente: todavía es todo!())"
+        } else if rows().all(|r| matches!(r.verdict, Verdict::Refused { .. })) {
+            " (rechazado por la política de código)"
+        } else {
+            ""
+        };
+        Some(format!("bonus {points}/{max}{state}"))
     }
 
     /// Who was graded, in Spanish.
@@ -220,14 +262,19 @@ impl Sheet {
 
     /// The score line every format ends with:
     /// `Puntaje: 42/100 puntos (7/34 verificaciones)`, or
-    /// `Puntaje: 0/100 puntos (no compila)`.
+    /// `Puntaje: 0/100 puntos (no compila)`; with the bonus apart when a
+    /// bonus check ran: `Puntaje: 100/100 puntos (42/42 verificaciones) ·
+    /// bonus 0/20 (pendiente: todavía es todo!())`.
     pub fn score_line(&self) -> String {
         let (points, max) = self.total();
+        let bonus = self
+            .bonus_part()
+            .map_or(String::new(), |b| format!(" · {b}"));
         if self.compile_errors().is_some() {
-            return format!("Puntaje: {points}/{max} puntos (no compila)");
+            return format!("Puntaje: {points}/{max} puntos (no compila){bonus}");
         }
         let (passed, total) = self.passed();
-        format!("Puntaje: {points}/{max} puntos ({passed}/{total} verificaciones)")
+        format!("Puntaje: {points}/{max} puntos ({passed}/{total} verificaciones){bonus}")
     }
 
     /// The line about hidden variants, if any were graded.

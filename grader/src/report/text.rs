@@ -37,8 +37,7 @@ pub fn render(sheet: &Sheet) -> String {
             out.push_str(&exercise_block(sheet, exercise, RERUN, Hints::Shown));
         }
     }
-    let (passed, total) = sheet.passed();
-    let colour = if passed == total { GREEN } else { RED };
+    let colour = if sheet.full_marks() { GREEN } else { RED };
     let _ = writeln!(out, "\n{BOLD}{colour}{}{RESET}", sheet.score_line());
     let _ = writeln!(out, "{}", progress(sheet));
     out
@@ -70,11 +69,16 @@ pub fn exercise_block(sheet: &Sheet, exercise: Exercise, rerun: &str, hints: Hin
     }
     let passed = results.iter().filter(|r| r.verdict.passed()).count();
     let (points, max) = Sheet::points_of(results.iter().copied());
+    let of_bonus = if results.iter().any(|r| r.bonus) {
+        " de bonus"
+    } else {
+        ""
+    };
     if passed == results.len() {
         // Done: one line, so the report leads to what is left.
         let _ = writeln!(
             out,
-            "{BOLD}Ejercicio {} · {}{RESET}: {GREEN}✓{RESET} {passed}/{passed} verificaciones · {points}/{max} puntos",
+            "{BOLD}Ejercicio {} · {}{RESET}: {GREEN}✓{RESET} {passed}/{passed} verificaciones · {points}/{max} puntos{of_bonus}",
             exercise.number(),
             exercise.title()
         );
@@ -120,7 +124,7 @@ pub fn exercise_block(sheet: &Sheet, exercise: Exercise, rerun: &str, hints: Hin
     }
     let _ = writeln!(
         out,
-        "  {passed}/{} verificaciones · {points}/{max} puntos",
+        "  {passed}/{} verificaciones · {points}/{max} puntos{of_bonus}",
         results.len()
     );
     out
@@ -254,24 +258,24 @@ fn row_in_full(out: &mut String, row: &Row, hints: Hints) {
 }
 
 /// `Progreso: 1/3 ejercicios · siguiente: …`: how many of the graded
-/// exercises pass whole, and where to go next.
+/// exercises pass whole (the bonus apart), and where to go next (the bonus
+/// after the others).
 fn progress(sheet: &Sheet) -> String {
     if sheet.compile_errors().is_some() {
         return "Progreso: tu código no compila · siguiente: corrige el primer error del compilador (arriba) y vuelve a correr `cargo run -p grader`".to_string();
     }
+    let bonus = |e: &Exercise| sheet.of(*e).any(|r| r.bonus);
     let graded = sheet.exercises();
-    let done: Vec<Exercise> = graded
+    let main: Vec<Exercise> = graded.iter().copied().filter(|e| !bonus(e)).collect();
+    let all_main = Exercise::ALL.iter().filter(|e| !e.bonus()).count();
+    let done: Vec<Exercise> = main
         .iter()
         .copied()
         .filter(|e| exercise_done(sheet, *e))
         .collect();
-    let next = graded.iter().find(|e| !done.contains(e));
-    let head = if graded.len() == Exercise::ALL.len() {
-        format!(
-            "Progreso: {}/{} ejercicios",
-            done.len(),
-            Exercise::ALL.len()
-        )
+    let whole = main.len() == all_main;
+    let mut head = if whole {
+        format!("Progreso: {}/{all_main} ejercicios", done.len())
     } else {
         let (points, max) = sheet.total();
         let names: Vec<&str> = graded.iter().map(|e| e.id()).collect();
@@ -280,23 +284,42 @@ fn progress(sheet: &Sheet) -> String {
             names.join(", ")
         )
     };
+    let bonus_left: Vec<Exercise> = graded
+        .iter()
+        .copied()
+        .filter(|e| bonus(e) && !exercise_done(sheet, *e))
+        .collect();
+    if whole && graded.iter().any(bonus) {
+        head.push_str(if bonus_left.is_empty() {
+            " + el bonus"
+        } else {
+            " (el bonus, aparte)"
+        });
+    }
+    let next = main.iter().find(|e| !done.contains(e));
+    let next_step =
+        |e: &Exercise| format!("Ejercicio {} ({}, {})", e.number(), e.file(), e.function());
     match next {
-        Some(e) => format!(
-            "{head} · siguiente: Ejercicio {} ({}, {})",
-            e.number(),
-            e.file(),
-            e.function()
+        Some(e) => format!("{head} · siguiente: {}", next_step(e)),
+        None if whole && !bonus_left.is_empty() => format!(
+            "{head} · los {} pasan; si quieres el bonus: {}",
+            crate::catalog::course_count_in_words(),
+            next_step(&bonus_left[0])
         ),
-        None if graded.len() == Exercise::ALL.len() && sheet.target == "solutions" => {
+        None if whole && sheet.target == "solutions" => {
             format!("{head} · la referencia pasa todo")
         }
-        None if graded.len() == Exercise::ALL.len() => format!(
+        None if whole => format!(
             "{head} · ¡listo! Mira tu flota: `cargo run -p grader -- escenario flota-1000`, `comparar` y el ledger orden por orden con `ver --html ledger.html`"
         ),
+        None if main.is_empty() => match bonus_left.first() {
+            Some(e) => format!("{head} · siguiente: {}", next_step(e)),
+            None => format!("{head} · el bonus pasa"),
+        },
         None => {
             let rest: Vec<&str> = Exercise::ALL
                 .iter()
-                .filter(|e| !graded.contains(e))
+                .filter(|e| !e.bonus() && !graded.contains(e))
                 .map(|e| e.id())
                 .collect();
             // The others were not graded: whether they pass is not known.

@@ -41,6 +41,37 @@ impl Implementation {
     }
 }
 
+/// Which harness of an implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// The harness of every job but exercise 4's schedules (`harness`,
+    /// `harness-solutions`).
+    Plain,
+    /// The second harness, with `sim::sync` under the schedule explorer
+    /// (`harness-explorador`, `harness-explorador-solutions`; lesson 4): built
+    /// only when exercise 4's concurrent checks run, never with the judge
+    /// (the judge's own `sim` stays without the explorer).
+    Explorer,
+}
+
+/// One harness executable: an implementation and a flavor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Harness {
+    which: Implementation,
+    flavor: Flavor,
+}
+
+impl Harness {
+    /// Its binary's name.
+    fn binary(self) -> &'static str {
+        match (self.flavor, self.which) {
+            (Flavor::Plain, which) => which.binary(),
+            (Flavor::Explorer, Implementation::Exercises) => "harness-explorador",
+            (Flavor::Explorer, Implementation::Solutions) => "harness-explorador-solutions",
+        }
+    }
+}
+
 /// The environment variables a build keeps: what cargo and rustc need,
 /// nothing of the judge's secrets.
 pub const KEPT_ENV: &[&str] = &[
@@ -66,7 +97,31 @@ pub const KEPT_ENV: &[&str] = &[
 /// The compiler's first errors (paths relative to `root`) when the code does
 /// not compile, or cargo's own words when it cannot build at all.
 pub fn harness(root: &Path, which: Implementation) -> Result<PathBuf, Cause> {
-    harness_at(root, which, None)
+    harness_at(root, plain(which), None)
+}
+
+/// As [`harness`], the explorer's harness of `which` ([`Flavor::Explorer`]):
+/// in the same target folder, with its own binary and fingerprint, so it
+/// neither invalidates nor rebuilds the plain harness.
+///
+/// # Errors
+/// As [`harness`].
+pub fn explorer(root: &Path, which: Implementation) -> Result<PathBuf, Cause> {
+    harness_at(
+        root,
+        Harness {
+            which,
+            flavor: Flavor::Explorer,
+        },
+        None,
+    )
+}
+
+fn plain(which: Implementation) -> Harness {
+    Harness {
+        which,
+        flavor: Flavor::Plain,
+    }
 }
 
 /// As [`harness`], with some of the student's files replaced: the workspace
@@ -85,6 +140,26 @@ pub fn harness_without(
     which: Implementation,
     replaced: &[(&str, &str)],
 ) -> Result<PathBuf, Cause> {
+    build_without(root, plain(which), replaced)
+}
+
+/// As [`harness_without`], the explorer's harness ([`explorer`]).
+///
+/// # Errors
+/// As [`harness_without`].
+pub fn explorer_without(
+    root: &Path,
+    which: Implementation,
+    replaced: &[(&str, &str)],
+) -> Result<PathBuf, Cause> {
+    let h = Harness {
+        which,
+        flavor: Flavor::Explorer,
+    };
+    build_without(root, h, replaced)
+}
+
+fn build_without(root: &Path, which: Harness, replaced: &[(&str, &str)]) -> Result<PathBuf, Cause> {
     let fail = |e: std::io::Error| {
         Cause::Other(format!(
             "no se pudo preparar la copia sin los archivos rechazados: {e}"
@@ -131,7 +206,7 @@ fn copy_tree(from: &Path, to: &Path, skip: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn harness_at(root: &Path, which: Implementation, target: Option<&Path>) -> Result<PathBuf, Cause> {
+fn harness_at(root: &Path, which: Harness, target: Option<&Path>) -> Result<PathBuf, Cause> {
     if let Some(target) = target {
         // A fresh copy (all its files new): built once, without a
         // fingerprint; the next build in place must not take the copy's
@@ -155,12 +230,12 @@ fn harness_at(root: &Path, which: Implementation, target: Option<&Path>) -> Resu
         .is_some_and(|t| last_copy(t).is_some_and(|last| last == ours));
     let now = Fingerprint::compute(
         root,
-        which,
+        which.which,
         &choices(which),
         &|name| std::env::var_os(name),
         Some(&profile.join(format!("{}.d", which.binary()))),
     );
-    let last = Record::load(&fingerprint::record_path(&profile, root, which));
+    let last = Record::load(&fingerprint::record_path(&profile, root, which.binary()));
     if same_copy && let Some(last) = &last {
         if last.fingerprint == now {
             return Ok(last.executable.clone());
@@ -182,7 +257,7 @@ fn harness_at(root: &Path, which: Implementation, target: Option<&Path>) -> Resu
         return Ok(built);
     };
     if last_copy(&target).is_none_or(|last| last != ours) {
-        touch_sources(&root.join(which.crate_name()).join("src"));
+        touch_sources(&root.join(which.which.crate_name()).join("src"));
         built = cargo_build(root, which, None)?;
         let _ = std::fs::write(marker(&target, which), &ours);
     }
@@ -191,13 +266,13 @@ fn harness_at(root: &Path, which: Implementation, target: Option<&Path>) -> Resu
             fingerprint: now,
             executable: built.clone(),
         }
-        .store(&fingerprint::record_path(dir, root, which));
+        .store(&fingerprint::record_path(dir, root, which.binary()));
     }
     Ok(built)
 }
 
 /// The file in `target` naming the copy of the kit that built `which` last.
-fn marker(target: &Path, which: Implementation) -> PathBuf {
+fn marker(target: &Path, which: Harness) -> PathBuf {
     target.join(format!("kit-{}-ultima-copia", which.binary()))
 }
 
@@ -214,7 +289,7 @@ fn profile_dir(root: &Path) -> PathBuf {
 }
 
 /// The build's own choices, an input of the fingerprint.
-fn choices(which: Implementation) -> String {
+fn choices(which: Harness) -> String {
     format!(
         "{} debug_assertions={} junit={}",
         which.binary(),
@@ -246,36 +321,11 @@ fn touch_sources(dir: &Path) {
 }
 
 /// One `cargo build` of the harness; its executable.
-fn cargo_build(
-    root: &Path,
-    which: Implementation,
-    target: Option<&Path>,
-) -> Result<PathBuf, Cause> {
+fn cargo_build(root: &Path, which: Harness, target: Option<&Path>) -> Result<PathBuf, Cause> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(root)
-        // The judge is named too (a no-op: it is already built), so that
-        // cargo resolves the dependencies' features as in `cargo run -p
-        // grader` and reuses them: only `exercises` and the harness compile.
-        .args([
-            "build",
-            "--quiet",
-            "--message-format=json",
-            "-p",
-            "harness",
-            "-p",
-            "grader",
-        ])
-        // The harness in the judge's own profile: `--release` for benchmarks.
-        .args(cfg!(not(debug_assertions)).then_some("--release"))
-        .args(["--bin", which.binary(), "--bin", "grader"])
-        .args(["--no-default-features", "--features"])
-        .arg(format!("harness/{}", which.feature()))
-        // ... and with the judge's own features (`--features junit`; not
-        // `grader/junit`, which names the judge's dev-dependency on itself).
-        .args(cfg!(feature = "junit").then_some("--features=junit"))
-        .env_clear()
-        .stdin(Stdio::null());
+    cmd.args(build_args(which));
+    cmd.current_dir(root).env_clear().stdin(Stdio::null());
     for name in KEPT_ENV {
         if let Some(value) = std::env::var_os(name) {
             cmd.env(name, value);
@@ -300,6 +350,45 @@ fn cargo_build(
             which.binary()
         ))
     })
+}
+
+/// cargo's arguments for the build of `which`.
+fn build_args(which: Harness) -> Vec<String> {
+    let mut args: Vec<String> = ["build", "--quiet", "--message-format=json", "-p", "harness"]
+        .map(String::from)
+        .to_vec();
+    let features = match which.flavor {
+        // The judge is named too (a no-op: it is already built), so that
+        // cargo resolves the dependencies' features as in `cargo run -p
+        // grader` and reuses them: only `exercises` and the harness compile.
+        Flavor::Plain => {
+            args.extend(["-p", "grader", "--bin", "grader"].map(String::from));
+            format!("harness/{}", which.which.feature())
+        }
+        // Without the judge: naming it would unify the explorer's `sim`
+        // into the judge's and rebuild the judge (and its binary) with it.
+        Flavor::Explorer => format!("harness/{},harness/explorar", which.which.feature()),
+    };
+    // The harness in the judge's own profile: `--release` for benchmarks.
+    if cfg!(not(debug_assertions)) {
+        args.push("--release".to_string());
+    }
+    args.extend(
+        [
+            "--bin",
+            which.binary(),
+            "--no-default-features",
+            "--features",
+        ]
+        .map(String::from),
+    );
+    args.push(features);
+    // ... and with the judge's own features (`--features junit`; not
+    // `grader/junit`, which names the judge's dev-dependency on itself).
+    if which.flavor == Flavor::Plain && cfg!(feature = "junit") {
+        args.push("--features=junit".to_string());
+    }
+    args
 }
 
 /// The executable of binary `name` in cargo's JSON messages.
@@ -343,6 +432,33 @@ mod tests {
         }
         copied.sort();
         assert_eq!(copied, ["Cargo.toml", "exercises/src/lib.rs"]);
+    }
+
+    #[test]
+    fn the_explorers_build_has_its_own_binary_and_leaves_the_judge_out() {
+        let explorer = build_args(Harness {
+            which: Implementation::Exercises,
+            flavor: Flavor::Explorer,
+        });
+        let plain = build_args(plain(Implementation::Exercises));
+        assert!(
+            explorer
+                .windows(2)
+                .any(|w| w == ["--bin", "harness-explorador"])
+        );
+        assert!(explorer.ends_with(&[
+            "--features".to_string(),
+            "harness/exercises,harness/explorar".to_string()
+        ]));
+        assert!(!explorer.iter().any(|a| a == "grader"), "{explorer:?}");
+        assert!(plain.windows(2).any(|w| w == ["--bin", "harness"]));
+        assert!(plain.windows(2).any(|w| w == ["-p", "grader"]));
+        assert!(!plain.iter().any(|a| a.contains("explorar")), "{plain:?}");
+        let reference = Harness {
+            which: Implementation::Solutions,
+            flavor: Flavor::Explorer,
+        };
+        assert_eq!(reference.binary(), "harness-explorador-solutions");
     }
 
     #[test]

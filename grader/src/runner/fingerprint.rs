@@ -262,14 +262,10 @@ fn find_in_path(name: &str, path: Option<OsString>) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Where this copy's record of its last build of `which` lives: in the
+/// Where this copy's record of its last build of `binary` lives: in the
 /// target folder's `PROFILE` folder, `kit-huella-BINARY-ROOTHASH`.
-pub fn record_path(profile_dir: &Path, root: &Path, which: Implementation) -> PathBuf {
-    profile_dir.join(format!(
-        "kit-huella-{}-{:016x}",
-        which.binary(),
-        hash_of(root)
-    ))
+pub fn record_path(profile_dir: &Path, root: &Path, binary: &str) -> PathBuf {
+    profile_dir.join(format!("kit-huella-{binary}-{:016x}", hash_of(root)))
 }
 
 /// A build's record: its fingerprint and the executable it produced, with
@@ -481,7 +477,7 @@ mod tests {
             fingerprint: of(k.path()),
             executable: exe.clone(),
         };
-        let path = record_path(k.path(), k.path(), Implementation::Exercises);
+        let path = record_path(k.path(), k.path(), Implementation::Exercises.binary());
         record.store(&path);
         assert_eq!(Record::load(&path), Some(record));
         // Another build replaced the executable.

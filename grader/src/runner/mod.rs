@@ -7,6 +7,7 @@
 pub mod build;
 pub mod cleanup;
 pub mod diagnostics;
+pub mod explorer;
 pub mod fingerprint;
 pub mod process;
 pub mod sandbox;
@@ -23,6 +24,19 @@ pub trait Execute: Sync {
     /// crash) gets the verdict that explains it; after a time-out or a
     /// crash, every later job of the list gets the same verdict.
     fn execute(&self, jobs: &[Job]) -> Vec<Result<Observation, Verdict>>;
+
+    /// The executor of exercise 4's schedules ([`Job::Schedules`]): the
+    /// explorer's harness of the same implementation (lesson 4), built the
+    /// first time it is asked for ([`explorer::Lazy`]).
+    ///
+    /// # Errors
+    /// Why there is none: it does not compile, or this executor has no
+    /// explorer.
+    fn explorer(&self) -> Result<&dyn Execute, Verdict> {
+        Err(Verdict::Crashed {
+            what: "este juez no tiene el harness del explorador de horarios".to_string(),
+        })
+    }
 }
 
 /// Runs one job.

@@ -85,6 +85,10 @@ pub struct HarnessProcess {
     pub owned: Option<PathBuf>,
     /// The harness processes waiting for more jobs.
     pub pool: Pool,
+    /// The explorer's harness of the same implementation, for exercise 4's
+    /// schedules (built when first asked for); `None` for a harness that is
+    /// itself the explorer's, or has none.
+    pub explorer: Option<super::explorer::Lazy>,
 }
 
 /// How long a shared harness process may serve: the sum of the time limits
@@ -286,6 +290,15 @@ impl HarnessProcess {
         self.end(&mut child, cell.as_ref());
         finish(results, jobs.len())
     }
+
+    fn explorer(&self) -> Result<&dyn Execute, Verdict> {
+        match &self.explorer {
+            Some(lazy) => lazy.get(),
+            None => Err(Verdict::Crashed {
+                what: "este harness no tiene el explorador de horarios".to_string(),
+            }),
+        }
+    }
 }
 
 impl HarnessProcess {
@@ -301,6 +314,9 @@ impl HarnessProcess {
         }
         for session in sessions {
             self.end_session(session);
+        }
+        if let Some(e) = &self.explorer {
+            e.finish();
         }
         if let Some(s) = self.sandbox {
             s.kill_leftovers();

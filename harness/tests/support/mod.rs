@@ -5,7 +5,8 @@
 //!
 //! A kit is declared with [`kit!`], naming its server (a [`ServerChange`]
 //! wrapped around the reference server), its client and its reconciliation
-//! (plain functions with the exercises' signatures). Whatever is not changed
+//! (plain functions with the exercises' signatures) and its shared server
+//! (exercise 4: a [`Shared`] of a [`StoreChange`]). Whatever is not changed
 //! is the reference from `solutions/`.
 
 // Each test target uses part of this module.
@@ -23,7 +24,8 @@ use grader::runner::Execute;
 use grader::verdict::{Exercise, Verdict};
 use protocol::{Job, Observation};
 use sim::{
-    ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, OrderId, Payments,
+    ChargeError, ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, OrderId,
+    Payments, SharedPayments, SharedStore,
 };
 use solutions::PaymentsServer;
 
@@ -147,8 +149,10 @@ pub fn lesson_server<C: ServerChange>(
 }
 
 /// Declares `struct $name` implementing `sim::Kit` with the given server
-/// change, client function and reconciliation function. Each part defaults to
-/// the reference when left out.
+/// change, client function, reconciliation function and shared server
+/// (`atomic:`, a type implementing `sim::SharedPayments + Default`, e.g. a
+/// [`Shared`] of a [`StoreChange`]). Each part defaults to the reference
+/// when left out.
 #[macro_export]
 macro_rules! kit {
     ($(#[$doc:meta])* $name:ident { $($part:ident : $value:path),* $(,)? }) => {
@@ -156,18 +160,22 @@ macro_rules! kit {
             [support::Reference],
             [solutions::client::charge_order],
             [solutions::reconciliation::reconcile],
+            [solutions::AtomicPaymentsServer],
             $($part : $value),*);
     };
-    (@parts $(#[$doc:meta])* $name:ident, [$s:path], [$c:path], [$r:path], server : $v:path $(, $($rest:tt)*)?) => {
-        $crate::kit!(@parts $(#[$doc])* $name, [$v], [$c], [$r], $($($rest)*)?);
+    (@parts $(#[$doc:meta])* $name:ident, [$s:path], [$c:path], [$r:path], [$a:path], server : $v:path $(, $($rest:tt)*)?) => {
+        $crate::kit!(@parts $(#[$doc])* $name, [$v], [$c], [$r], [$a], $($($rest)*)?);
     };
-    (@parts $(#[$doc:meta])* $name:ident, [$s:path], [$c:path], [$r:path], client : $v:path $(, $($rest:tt)*)?) => {
-        $crate::kit!(@parts $(#[$doc])* $name, [$s], [$v], [$r], $($($rest)*)?);
+    (@parts $(#[$doc:meta])* $name:ident, [$s:path], [$c:path], [$r:path], [$a:path], client : $v:path $(, $($rest:tt)*)?) => {
+        $crate::kit!(@parts $(#[$doc])* $name, [$s], [$v], [$r], [$a], $($($rest)*)?);
     };
-    (@parts $(#[$doc:meta])* $name:ident, [$s:path], [$c:path], [$r:path], reconcile : $v:path $(, $($rest:tt)*)?) => {
-        $crate::kit!(@parts $(#[$doc])* $name, [$s], [$c], [$v], $($($rest)*)?);
+    (@parts $(#[$doc:meta])* $name:ident, [$s:path], [$c:path], [$r:path], [$a:path], reconcile : $v:path $(, $($rest:tt)*)?) => {
+        $crate::kit!(@parts $(#[$doc])* $name, [$s], [$c], [$v], [$a], $($($rest)*)?);
     };
-    (@parts $(#[$doc:meta])* $name:ident, [$s:path], [$c:path], [$r:path], ) => {
+    (@parts $(#[$doc:meta])* $name:ident, [$s:path], [$c:path], [$r:path], [$a:path], atomic : $v:path $(, $($rest:tt)*)?) => {
+        $crate::kit!(@parts $(#[$doc])* $name, [$s], [$c], [$r], [$v], $($($rest)*)?);
+    };
+    (@parts $(#[$doc:meta])* $name:ident, [$s:path], [$c:path], [$r:path], [$a:path], ) => {
         $(#[$doc])*
         struct $name;
 
@@ -193,13 +201,102 @@ macro_rules! kit {
                 $r(orders, ledger)
             }
 
-            type AtomicServer = solutions::AtomicPaymentsServer;
+            type AtomicServer = $a;
 
             fn new_atomic_server() -> Self::AtomicServer {
-                solutions::AtomicPaymentsServer::new()
+                <$a as Default>::default()
             }
         }
     };
+}
+
+// ------------------------------------------------------ shared servers
+
+/// How a changed shared server (exercise 4) differs from lesson 4's: the
+/// whole `charge`, written with [`Shared`]'s ledger and store.
+pub trait StoreChange {
+    /// The changed `charge`.
+    fn charge(
+        s: &Shared<Self>,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError>
+    where
+        Self: Sized;
+}
+
+/// A shared server with change `C`: a ledger and a store behind
+/// `sim::sync` locks, plus a call counter for changes that number by calls.
+pub struct Shared<C: ?Sized> {
+    /// The ledger.
+    pub ledger: sim::sync::Mutex<Vec<LedgerEntry>>,
+    /// The store.
+    pub store: sim::sync::Mutex<SharedStore>,
+    /// Calls received so far.
+    pub calls: sim::sync::Mutex<u64>,
+    change: PhantomData<fn() -> C>,
+}
+
+impl<C> Default for Shared<C> {
+    fn default() -> Self {
+        Shared {
+            ledger: sim::sync::Mutex::default(),
+            store: sim::sync::Mutex::default(),
+            calls: sim::sync::Mutex::default(),
+            change: PhantomData,
+        }
+    }
+}
+
+impl<C: StoreChange> Shared<C> {
+    /// Writes one ledger row numbered `charge_id` and returns its result.
+    pub fn write(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+        charge_id: ChargeId,
+    ) -> ChargeResult {
+        self.ledger.lock().push(LedgerEntry {
+            key,
+            order_id,
+            amount,
+            charge_id,
+        });
+        ChargeResult {
+            charge_id,
+            amount,
+            status: ChargeStatus::Captured,
+        }
+    }
+
+    /// Charges once with the next row's id ([`Shared::write`]).
+    pub fn charge_new(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> ChargeResult {
+        let id = ChargeId::next_after(self.ledger.lock().len());
+        self.write(key, order_id, amount, id)
+    }
+}
+
+impl<C: StoreChange> SharedPayments for Shared<C> {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
+        *self.calls.lock() += 1;
+        C::charge(self, key, order_id, amount)
+    }
+
+    fn ledger(&self) -> Vec<LedgerEntry> {
+        self.ledger.lock().clone()
+    }
 }
 
 /// Declares a client function with exercise 2's signature:
@@ -260,7 +357,7 @@ impl<K: sim::Kit> Execute for InProcess<K> {
 /// binary.
 pub fn catalog() -> &'static Catalog {
     static CATALOG: OnceLock<Catalog> = OnceLock::new();
-    CATALOG.get_or_init(|| Catalog::new(fixtures(), &[]))
+    CATALOG.get_or_init(|| Catalog::new(fixtures(), &[]).without_explored())
 }
 
 /// Grades kit `K` on `catalog` in this process.
@@ -426,8 +523,18 @@ fn judge(case: &Case, catalog: &Catalog) -> Result<String, String> {
 /// case says. With `--nocapture`, prints the failing checks and the
 /// catcher's explanation.
 pub fn assert_caught(case: &Case) {
-    match judge(case, catalog()) {
-        Ok(text) => println!("{} ({}) → {}\n{text}", case.mutant, case.kind, case.catcher),
+    assert_caught_in(case, catalog());
+}
+
+/// As [`assert_caught`], on `catalog`; returns what it prints (the failing
+/// checks, the generated checks' counterexamples, the catcher's
+/// explanation).
+pub fn assert_caught_in(case: &Case, catalog: &Catalog) -> String {
+    match judge(case, catalog) {
+        Ok(text) => {
+            println!("{} ({}) → {}\n{text}", case.mutant, case.kind, case.catcher);
+            text
+        }
         Err(e) => panic!("{} ({}): {e}", case.mutant, case.kind),
     }
 }

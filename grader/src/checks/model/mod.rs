@@ -56,6 +56,7 @@
 pub mod client;
 pub mod reconciliation;
 pub mod server;
+pub mod store;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};

@@ -58,7 +58,7 @@ impl History {
 /// maximum: pairs that share their high half, their low half, or their
 /// halves' XOR (`hi ^ lo`, a common fold to 32 bits) are frequent, and 0
 /// and `u64::MAX` appear; the rest are random over the whole 64 bits.
-fn key() -> impl Strategy<Value = IdempotencyKey> {
+pub(crate) fn key() -> impl Strategy<Value = IdempotencyKey> {
     const MAX: i64 = u32::MAX as i64;
     const HALF: [(u32, i64, i64, i64); 3] = [(3, 0, 3, 1), (1, MAX, MAX, 1), (3, 0, MAX, 1)];
     (super::banded(&HALF), super::banded(&HALF))

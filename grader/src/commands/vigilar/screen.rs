@@ -58,24 +58,34 @@ pub enum View {
 
 impl View {
     /// What `sheet` opens on: the first exercise whose file the compiler's
-    /// errors name, else the first exercise that is not done, else the
-    /// fleet.
+    /// errors name, else the first exercise that is not done (a bonus only
+    /// once it is started: still all `todo!()`, it waits), else the fleet.
     pub fn first(sheet: &Sheet) -> View {
         if let Some(e) = sheet.compile_exercises().first() {
             return View::Exercise(*e);
         }
-        sheet
-            .exercises()
-            .into_iter()
-            .find(|e| !text::exercise_done(sheet, *e))
-            .map_or(View::Fleet, View::Exercise)
+        let exercises = sheet.exercises();
+        let open = |e: &&Exercise| !text::exercise_done(sheet, **e);
+        exercises
+            .iter()
+            .filter(|e| !is_bonus(sheet, **e))
+            .find(open)
+            .or_else(|| {
+                exercises
+                    .iter()
+                    .filter(|e| is_bonus(sheet, **e) && !untouched(sheet, **e))
+                    .find(open)
+            })
+            .map_or(View::Fleet, |e| View::Exercise(*e))
     }
 
     /// The views `n` and `p` move through: the graded exercises, and the
-    /// fleet when all of them pass.
+    /// fleet when all of them pass (the bonus apart).
     pub fn all(sheet: &Sheet) -> Vec<View> {
         let exercises = sheet.exercises();
-        let done = exercises.iter().all(|e| text::exercise_done(sheet, *e));
+        let done = exercises
+            .iter()
+            .all(|e| is_bonus(sheet, *e) || text::exercise_done(sheet, *e));
         let mut views: Vec<View> = exercises.into_iter().map(View::Exercise).collect();
         if done {
             views.push(View::Fleet);
@@ -129,8 +139,7 @@ pub fn render(graded: Option<&Graded>, view: View, hint: bool, status: &str) -> 
 fn body(out: &mut String, g: &Graded, view: View, hint: bool) {
     let sheet = &g.sheet;
     let _ = writeln!(out, "{}", progress(sheet));
-    let (passed, total) = sheet.passed();
-    let colour = if passed == total { GREEN } else { RED };
+    let colour = if sheet.full_marks() { GREEN } else { RED };
     let _ = writeln!(out, "{colour}{}{RESET}", sheet.score_line());
     if let Some(block) = sheet.compile_block() {
         let _ = write!(out, "\n{RED}✗{RESET} {block}");
@@ -156,28 +165,37 @@ fn body(out: &mut String, g: &Graded, view: View, hint: bool) {
     }
 }
 
-/// `Progreso: ✓ 1 cobro · ✗ 2 cliente · … 3 reconciliacion`: ✓ every check
-/// passes, … still `todo!()`, ✗ anything else.
+/// `Progreso: ✓ 1 cobro · ✗ 2 cliente · … 3 reconciliacion · … 4 atomico
+/// (bonus)`: ✓ every check passes, … still `todo!()`, ✗ anything else.
 pub fn progress(sheet: &Sheet) -> String {
     let marks: Vec<String> = sheet
         .exercises()
         .into_iter()
         .map(|e| {
-            let rows: Vec<&Row> = sheet.of(e).collect();
             let mark = if text::exercise_done(sheet, e) {
                 format!("{GREEN}✓{RESET}")
-            } else if rows
-                .iter()
-                .all(|r| matches!(r.verdict, Verdict::Pending { .. }))
-            {
+            } else if untouched(sheet, e) {
                 format!("{YELLOW}…{RESET}")
             } else {
                 format!("{RED}✗{RESET}")
             };
-            format!("{mark} {} {}", e.number(), e.id())
+            let bonus = if is_bonus(sheet, e) { " (bonus)" } else { "" };
+            format!("{mark} {} {}{bonus}", e.number(), e.id())
         })
         .collect();
     format!("Progreso: {}", marks.join(" · "))
+}
+
+/// Whether `e`'s checks are a bonus in `sheet`.
+fn is_bonus(sheet: &Sheet, e: Exercise) -> bool {
+    sheet.of(e).any(|r| r.bonus)
+}
+
+/// Whether every check of `e` is still a `todo!()`.
+fn untouched(sheet: &Sheet, e: Exercise) -> bool {
+    sheet
+        .of(e)
+        .all(|r| matches!(r.verdict, Verdict::Pending { .. }))
 }
 
 /// The first check of `e` that does not pass, as the report shows it.

@@ -1,0 +1,345 @@
+//! Wrong solutions of exercise 4, the atomic store (bonus, lesson 4): each
+//! kit is the reference except for its shared server, lesson 4's
+//! claim-charge-store with one mistake in its sequential rules. Every one
+//! must fail the fixed check named for its mistake, with an explanation
+//! that says what was observed, fail no fixed check of another exercise,
+//! and be caught by the model-based check too (a shrunk counterexample).
+//! Graded in this process (`support::InProcess`), on exercise 4's checks.
+//! The races (two concurrent retries) are the schedule explorer's.
+//!
+//! One test per mutant: `cargo test -p harness --test mutantes_store
+//! store_replay_charges_again -- --nocapture` prints the failing checks,
+//! the model's counterexample and the catcher's explanation.
+
+mod support;
+
+use std::sync::OnceLock;
+
+use grader::checks::Catalog;
+use grader::verdict::Exercise;
+use sim::{
+    ChargeError, ChargeId, ChargeRequest, ChargeResult, IdempotencyKey, KeyState, Money, OrderId,
+};
+use support::{Case, Shared, StoreChange, never};
+
+/// The one mistake a kit's shared server makes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mistake {
+    /// None: lesson 4's rules (the base every mutant changes).
+    None,
+    /// Compares only the order: the same key with another amount replays.
+    ReuseOtherAmount,
+    /// Compares only the amount: the same key with another order replays.
+    ReuseOtherOrder,
+    /// Rejects a reuse, but writes its row in the ledger first.
+    RejectedReuseWritesRow,
+    /// Rejects a reuse, but stores the second request under the key.
+    RejectedReuseRewritesStore,
+    /// A replay charges again (the ledger grows) and answers the stored
+    /// result.
+    ReplayChargesAgain,
+    /// Charge ids numbered by the calls received, not by ledger rows.
+    ChargeIdsByCalls,
+    /// Answers a reuse with `Err(InFlight)` instead of `Err(KeyReused)`.
+    ReuseAnsweredInFlight,
+    /// Never stores the result: the key stays `InFlight` for ever.
+    InFlightNeverCleared,
+}
+
+/// Lesson 4's claim-charge-store (as the reference does it) with mistake `m`.
+fn lesson4<C: StoreChange>(
+    s: &Shared<C>,
+    key: IdempotencyKey,
+    order_id: OrderId,
+    amount: Money,
+    m: Mistake,
+) -> Result<ChargeResult, ChargeError> {
+    let request = ChargeRequest { order_id, amount };
+    {
+        let mut store = s.store.lock();
+        let found = store.get(&key).copied();
+        if let Some(state) = found {
+            let first = state.request();
+            let same = match m {
+                Mistake::ReuseOtherAmount => first.order_id == order_id,
+                Mistake::ReuseOtherOrder => first.amount == amount,
+                _ => first == request,
+            };
+            if !same {
+                match m {
+                    Mistake::RejectedReuseWritesRow => {
+                        drop(store);
+                        s.charge_new(key, order_id, amount);
+                    }
+                    Mistake::RejectedReuseRewritesStore => {
+                        let rewritten = match state {
+                            KeyState::Completed(_, r) => KeyState::Completed(request, r),
+                            KeyState::InFlight(_) => KeyState::InFlight(request),
+                        };
+                        store.insert(key, rewritten);
+                    }
+                    Mistake::ReuseAnsweredInFlight => return Err(ChargeError::InFlight),
+                    _ => {}
+                }
+                return Err(ChargeError::KeyReused);
+            }
+            return match state {
+                KeyState::Completed(_, result) => {
+                    if m == Mistake::ReplayChargesAgain {
+                        drop(store);
+                        s.charge_new(key, order_id, amount);
+                    }
+                    Ok(result)
+                }
+                KeyState::InFlight(_) => Err(ChargeError::InFlight),
+            };
+        }
+        store.insert(key, KeyState::InFlight(request));
+    }
+    let result = if m == Mistake::ChargeIdsByCalls {
+        let calls = *s.calls.lock();
+        s.write(key, order_id, amount, ChargeId(calls))
+    } else {
+        s.charge_new(key, order_id, amount)
+    };
+    if m != Mistake::InFlightNeverCleared {
+        s.store
+            .lock()
+            .insert(key, KeyState::Completed(request, result));
+    }
+    Ok(result)
+}
+
+/// Declares a [`StoreChange`] that makes mistake `$m`.
+macro_rules! change {
+    ($name:ident, $m:ident) => {
+        #[doc = concat!("Lesson 4's server with mistake `", stringify!($m), "`.")]
+        struct $name;
+        impl StoreChange for $name {
+            fn charge(
+                s: &Shared<Self>,
+                key: IdempotencyKey,
+                order_id: OrderId,
+                amount: Money,
+            ) -> Result<ChargeResult, ChargeError> {
+                lesson4(s, key, order_id, amount, Mistake::$m)
+            }
+        }
+    };
+}
+
+change!(NoMistake, None);
+change!(ReuseOtherAmount, ReuseOtherAmount);
+change!(ReuseOtherOrder, ReuseOtherOrder);
+change!(RejectedReuseWritesRow, RejectedReuseWritesRow);
+change!(RejectedReuseRewritesStore, RejectedReuseRewritesStore);
+change!(ReplayChargesAgain, ReplayChargesAgain);
+change!(ChargeIdsByCalls, ChargeIdsByCalls);
+change!(ReuseAnsweredInFlight, ReuseAnsweredInFlight);
+change!(InFlightNeverCleared, InFlightNeverCleared);
+
+/// Exercise 4's checks only (fixed and model-based), built once.
+fn store_catalog() -> &'static Catalog {
+    static CATALOG: OnceLock<Catalog> = OnceLock::new();
+    CATALOG.get_or_init(|| Catalog::new(Vec::new(), &[Exercise::Store]).without_explored())
+}
+
+/// One `#[test]` named `$test`: kit `$kit` (the reference with shared
+/// server `Shared<$change>`) fails exactly the fixed checks listed, the
+/// catcher with every word, and the model-based check with a
+/// counterexample.
+macro_rules! store_mutant {
+    ($test:ident: $kind:literal, $kit:ident, $change:ident, $catcher:literal, [$($fixed:literal),* $(,)?], [$($word:literal),* $(,)?]) => {
+        kit!($kit { atomic: support::Shared<$change> });
+
+        #[test]
+        fn $test() {
+            let text = support::assert_caught_in(
+                &Case {
+                    kind: $kind,
+                    mutant: stringify!($kit),
+                    grade: support::grade_in_process::<$kit>,
+                    exercise: Exercise::Store,
+                    catcher: $catcher,
+                    fixed: &[$($fixed),*],
+                    scenarios: never,
+                    words: &[$($word),*],
+                },
+                store_catalog(),
+            );
+            assert!(
+                text.contains("\natomico/modelo: ") && text.contains("reducido desde"),
+                "the model-based check did not catch it:\n{text}"
+            );
+        }
+    };
+}
+
+kit!(Reference {});
+kit!(StoreNoMistake { atomic: support::Shared<NoMistake> });
+
+/// The reference's shared server, and the one the mutants change without
+/// its mistake, get full marks on exercise 4: the mutants' failures are
+/// their mistakes.
+#[test]
+fn the_reference_and_the_unchanged_base_get_full_marks_on_exercise_4() {
+    for graded in [
+        support::grade_in_process::<Reference>(store_catalog()),
+        support::grade_in_process::<StoreNoMistake>(store_catalog()),
+    ] {
+        let failed = support::failing(&graded);
+        assert!(failed.is_empty(), "{failed:#?}");
+        assert_eq!(graded.results.len(), 8);
+    }
+}
+
+store_mutant!(
+    store_reuse_with_another_amount_accepted:
+        "store: la misma key con otro monto se acepta (compara solo la orden)",
+        StoreReuseOtherAmount,
+        ReuseOtherAmount,
+        "atomico/misma-key-otro-monto-se-rechaza",
+        [
+            "atomico/misma-key-otro-monto-se-rechaza",
+            "atomico/charge-ids-en-orden-del-ledger",
+            "atomico/en-secuencia-nunca-en-curso",
+        ],
+        [
+            "la llamada 2 repite la key de la llamada 1 con otro monto ($400 en vez de $500)",
+            "tu servidor la aceptó: respondió ch_0001 $500",
+            "Err(KeyReused)",
+            "← aquí se separan",
+        ]
+);
+
+store_mutant!(
+    store_reuse_with_another_order_accepted:
+        "store: la misma key con otra orden se acepta (compara solo el monto)",
+        StoreReuseOtherOrder,
+        ReuseOtherOrder,
+        "atomico/misma-key-otra-orden-se-rechaza",
+        [
+            "atomico/misma-key-otra-orden-se-rechaza",
+            "atomico/charge-ids-en-orden-del-ledger",
+        ],
+        [
+            "con otra orden (ord_0002 en vez de ord_0001)",
+            "tu servidor la aceptó",
+            "Err(KeyReused)",
+        ]
+);
+
+store_mutant!(
+    store_rejected_reuse_writes_a_row:
+        "store: rechaza la reutilización, pero escribe su fila en el ledger",
+        StoreRejectedReuseWritesRow,
+        RejectedReuseWritesRow,
+        "atomico/misma-key-otro-monto-se-rechaza",
+        [
+            "atomico/misma-key-otro-monto-se-rechaza",
+            "atomico/misma-key-otra-orden-se-rechaza",
+            "atomico/charge-ids-en-orden-del-ledger",
+            "atomico/en-secuencia-nunca-en-curso",
+        ],
+        [
+            "respondió Err(KeyReused) como el modelo, pero escribió 1 fila(s) en tu ledger; el modelo, 0",
+            "tu ledger cambió (+1 fila(s)",
+            "sin tocar el ledger",
+        ]
+);
+
+store_mutant!(
+    store_rejected_reuse_rewrites_the_store:
+        "store: rechaza la reutilización, pero guarda la segunda request bajo la key",
+        StoreRejectedReuseRewritesStore,
+        RejectedReuseRewritesStore,
+        "atomico/misma-key-otro-monto-se-rechaza",
+        [
+            "atomico/misma-key-otro-monto-se-rechaza",
+            "atomico/misma-key-otra-orden-se-rechaza",
+            "atomico/charge-ids-en-orden-del-ledger",
+            "atomico/en-secuencia-nunca-en-curso",
+        ],
+        [
+            "la llamada 3 (K1 ord_0001 $500, la key de la llamada 1 con la misma request) respondió Err(KeyReused); el modelo, ch_0001 $500",
+            "(después de la llamada 2, la misma key con otra request)",
+            "store del modelo tras el paso 3: {K1→ord_0001 $500 ch_0001}",
+        ]
+);
+
+store_mutant!(
+    store_replay_charges_again:
+        "store: el replay vuelve a cobrar (y devuelve lo guardado)",
+        StoreReplayChargesAgain,
+        ReplayChargesAgain,
+        "atomico/replay-devuelve-lo-guardado-sin-tocar-el-ledger",
+        [
+            "atomico/replay-devuelve-lo-guardado-sin-tocar-el-ledger",
+            "atomico/misma-key-otro-monto-se-rechaza",
+            "atomico/misma-key-otra-orden-se-rechaza",
+            "atomico/charge-ids-en-orden-del-ledger",
+            "atomico/en-secuencia-nunca-en-curso",
+        ],
+        [
+            "respondió ch_0001 $500 como el modelo, pero escribió 1 fila(s) en tu ledger; el modelo, 0",
+            "tu servidor respondió lo guardado (ch_0001 $500), pero escribió 1 fila(s) en el ledger",
+            "sin tocar el ledger",
+        ]
+);
+
+store_mutant!(
+    store_charge_ids_numbered_by_calls:
+        "store: numera los charge ids por llamadas recibidas, no por filas del ledger",
+        StoreChargeIdsByCalls,
+        ChargeIdsByCalls,
+        "atomico/charge-ids-en-orden-del-ledger",
+        [
+            "atomico/replay-devuelve-lo-guardado-sin-tocar-el-ledger",
+            "atomico/misma-key-otro-monto-se-rechaza",
+            "atomico/charge-ids-en-orden-del-ledger",
+            "atomico/en-secuencia-nunca-en-curso",
+        ],
+        [
+            "la llamada 3 (K2 ord_0002 $300) respondió ch_0003 $300; el modelo, ch_0002 $300",
+            "El charge id es el de la fila",
+        ]
+);
+
+store_mutant!(
+    store_key_reused_answered_in_flight:
+        "store: responde Err(InFlight) a la misma key con otra request",
+        StoreReuseAnsweredInFlight,
+        ReuseAnsweredInFlight,
+        "atomico/misma-key-otro-monto-se-rechaza",
+        [
+            "atomico/misma-key-otro-monto-se-rechaza",
+            "atomico/misma-key-otra-orden-se-rechaza",
+            "atomico/charge-ids-en-orden-del-ledger",
+            "atomico/en-secuencia-nunca-en-curso",
+        ],
+        [
+            "respondió Err(InFlight); el modelo, Err(KeyReused)",
+            "la llamada de esa key ya había terminado",
+            "el 422",
+        ]
+);
+
+store_mutant!(
+    store_in_flight_never_cleared:
+        "store: nunca guarda el resultado; la key queda en curso para siempre",
+        StoreInFlightNeverCleared,
+        InFlightNeverCleared,
+        "atomico/en-secuencia-nunca-en-curso",
+        [
+            "atomico/replay-devuelve-lo-guardado-sin-tocar-el-ledger",
+            "atomico/misma-key-otro-monto-se-rechaza",
+            "atomico/misma-key-otra-orden-se-rechaza",
+            "atomico/charge-ids-en-orden-del-ledger",
+            "atomico/en-secuencia-nunca-en-curso",
+        ],
+        [
+            "la llamada 2 (K1 ord_0001 $500, la key de la llamada 1 con la misma request) respondió Err(InFlight); el modelo, ch_0001 $500",
+            "la llamada 1 ya había terminado antes de que esta empezara",
+            "Es un replay",
+        ]
+);

@@ -1,0 +1,565 @@
+//! Race mutants of exercise 4 (lesson 4, *el store atómico*): shared servers
+//! that answer every sequential script right and still let two concurrent
+//! retries charge twice. Each must be caught by the concurrent checks
+//! (`grader::checks::store_schedules`) with a trace in the lesson's words;
+//! the reference must pass them with every seed. Graded in this process,
+//! built with the explorer (`sim::sync` is shuttle's here):
+//!
+//! `cargo test -p harness --features explorar --test mutantes_store_carreras`
+
+use std::marker::PhantomData;
+use std::sync::Mutex as StdMutex;
+
+use grader::checks::store_schedules::{self as schedules, GENERATED, REUSE_RACE, THREE_RETRIES};
+use grader::checks::store_schedules::{REPLAYS_AFTER, TWO_KEYS, TWO_RETRIES};
+use grader::checks::{Catalog, CheckTarget};
+use grader::grading;
+use grader::runner::Execute;
+use grader::verdict::{Exercise, Verdict};
+use protocol::{Job, Observation};
+use sim::sync::Mutex;
+use sim::{
+    ChargeError, ChargeId, ChargeRequest, ChargeResult, ChargeStatus, IdempotencyKey, KeyState,
+    LedgerEntry, Money, OrderId, SharedPayments, SharedStore,
+};
+
+/// The jobs of a kit in this process; it is its own explorer.
+struct Explorer<K>(PhantomData<fn() -> K>);
+
+/// `harness::catch` takes panics through the process-wide hook: one job at a
+/// time.
+static ONE_JOB_AT_A_TIME: StdMutex<()> = StdMutex::new(());
+
+impl<K: sim::Kit> Execute for Explorer<K> {
+    fn execute(&self, jobs: &[Job]) -> Vec<Result<Observation, Verdict>> {
+        jobs.iter()
+            .map(|job| {
+                let _one = ONE_JOB_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+                harness::answer_caught::<K>(job).map_err(Verdict::from)
+            })
+            .collect()
+    }
+
+    fn explorer(&self) -> Result<&dyn Execute, Verdict> {
+        Ok(self)
+    }
+}
+
+fn exec<K: sim::Kit>() -> Explorer<K> {
+    Explorer(PhantomData)
+}
+
+/// A kit: the reference, except for exercise 4's server.
+macro_rules! kit {
+    ($name:ident, $server:ty) => {
+        struct $name;
+
+        impl sim::Kit for $name {
+            const CRATE: &'static str = "exercises";
+            type Server = <solutions::Solutions as sim::Kit>::Server;
+
+            fn new_server(idempotent: bool) -> Self::Server {
+                <solutions::Solutions as sim::Kit>::new_server(idempotent)
+            }
+
+            fn charge_order<P: sim::Payments, K: sim::KeySource>(
+                server: &mut P,
+                network: &mut sim::Network,
+                keys: &mut K,
+                order: &sim::Order,
+                max_attempts: u32,
+            ) -> sim::ChargeOutcome {
+                <solutions::Solutions as sim::Kit>::charge_order(
+                    server,
+                    network,
+                    keys,
+                    order,
+                    max_attempts,
+                )
+            }
+
+            fn reconcile(
+                orders: &[sim::Order],
+                ledger: &[sim::LedgerEntry],
+            ) -> sim::Reconciliation {
+                <solutions::Solutions as sim::Kit>::reconcile(orders, ledger)
+            }
+
+            type AtomicServer = $server;
+
+            fn new_atomic_server() -> Self::AtomicServer {
+                <$server>::default()
+            }
+        }
+    };
+}
+
+// ---------------------------------------------------------------- servers
+
+/// The ledger and store every mutant keeps, and their common steps.
+#[derive(Debug, Default)]
+struct Parts {
+    ledger: Mutex<Vec<LedgerEntry>>,
+    store: Mutex<SharedStore>,
+}
+
+impl Parts {
+    /// One row under the ledger's lock; its result.
+    fn charge(&self, key: IdempotencyKey, order_id: OrderId, amount: Money) -> ChargeResult {
+        let mut ledger = self.ledger.lock();
+        let charge_id = ChargeId::next_after(ledger.len());
+        ledger.push(LedgerEntry {
+            key,
+            order_id,
+            amount,
+            charge_id,
+        });
+        ChargeResult {
+            charge_id,
+            amount,
+            status: ChargeStatus::Captured,
+        }
+    }
+
+    /// The answer of a key already in the store, if it is there.
+    fn known(
+        state: Option<KeyState>,
+        request: ChargeRequest,
+    ) -> Option<Result<ChargeResult, ChargeError>> {
+        Some(match state? {
+            s if s.request() != request => Err(ChargeError::KeyReused),
+            KeyState::Completed(_, result) => Ok(result),
+            KeyState::InFlight(_) => Err(ChargeError::InFlight),
+        })
+    }
+
+    fn store_result(&self, key: IdempotencyKey, request: ChargeRequest, result: ChargeResult) {
+        self.store
+            .lock()
+            .insert(key, KeyState::Completed(request, result));
+    }
+}
+
+/// The key is claimed atomically, but the store's lock is released between
+/// the store and the ledger with the claim taken back ("cleaned up" before
+/// charging): a retry arriving in that gap finds nothing and charges too.
+#[derive(Debug, Default)]
+struct ReleasedBetweenStoreAndLedger(Parts);
+
+impl SharedPayments for ReleasedBetweenStoreAndLedger {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
+        let request = ChargeRequest { order_id, amount };
+        {
+            let mut store = self.0.store.lock();
+            if let Some(answer) = Parts::known(store.get(&key).copied(), request) {
+                return answer;
+            }
+            store.insert(key, KeyState::InFlight(request));
+        }
+        self.0.store.lock().remove(&key);
+        let result = self.0.charge(key, order_id, amount);
+        self.0.store_result(key, request, result);
+        Ok(result)
+    }
+    fn ledger(&self) -> Vec<LedgerEntry> {
+        self.0.ledger.lock().clone()
+    }
+}
+
+/// A retry that finds the key in flight answers the conflict (409)… and
+/// charges anyway.
+#[derive(Debug, Default)]
+struct ConflictThatCharges(Parts);
+
+impl SharedPayments for ConflictThatCharges {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
+        let request = ChargeRequest { order_id, amount };
+        let found = {
+            let mut store = self.0.store.lock();
+            let found = store.get(&key).copied();
+            if found.is_none() {
+                store.insert(key, KeyState::InFlight(request));
+            }
+            found
+        };
+        match Parts::known(found, request) {
+            Some(Err(ChargeError::InFlight)) => {
+                self.0.charge(key, order_id, amount);
+                Err(ChargeError::InFlight)
+            }
+            Some(answer) => answer,
+            None => {
+                let result = self.0.charge(key, order_id, amount);
+                self.0.store_result(key, request, result);
+                Ok(result)
+            }
+        }
+    }
+    fn ledger(&self) -> Vec<LedgerEntry> {
+        self.0.ledger.lock().clone()
+    }
+}
+
+/// Marks the key in flight only after charging: the lookup, the charge,
+/// then the mark and the result.
+#[derive(Debug, Default)]
+struct MarksAfterCharging(Parts);
+
+impl SharedPayments for MarksAfterCharging {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
+        let request = ChargeRequest { order_id, amount };
+        let found = self.0.store.lock().get(&key).copied();
+        if let Some(answer) = Parts::known(found, request) {
+            return answer;
+        }
+        let result = self.0.charge(key, order_id, amount);
+        self.0.store.lock().insert(key, KeyState::InFlight(request));
+        self.0.store_result(key, request, result);
+        Ok(result)
+    }
+    fn ledger(&self) -> Vec<LedgerEntry> {
+        self.0.ledger.lock().clone()
+    }
+}
+
+kit!(Reference, solutions::AtomicPaymentsServer);
+// Check-then-insert: the lookup and the insert under two separate critical
+// sections, no in-flight mark between them (lesson 4's contrast in `sim`).
+kit!(CheckThenInsertKit, sim::non_atomic::CheckThenInsertServer);
+kit!(ReleasedKit, ReleasedBetweenStoreAndLedger);
+kit!(ConflictKit, ConflictThatCharges);
+kit!(MarksAfterKit, MarksAfterCharging);
+
+// ------------------------------------------------------------------ tests
+
+/// The counterexample of concurrent check `id` against kit `K`.
+fn caught<K: sim::Kit>(id: &str) -> (String, Vec<String>, String) {
+    match schedules::run(&exec::<K>(), id) {
+        Err(Verdict::Counterexample {
+            summary,
+            trace,
+            hint,
+        }) => (summary, trace, hint),
+        other => panic!("{id}: se esperaba un contraejemplo, no {other:?}"),
+    }
+}
+
+/// The schedule of the replay command in `trace`.
+fn schedule_of(trace: &[String]) -> (String, Vec<u32>) {
+    let cmd = trace
+        .iter()
+        .find_map(|l| l.strip_prefix("repite este horario: "))
+        .expect("a replay command");
+    let (history, schedule) = cmd
+        .strip_prefix("cargo run -p grader -- repetir-horario ")
+        .and_then(|rest| rest.split_once(" --horario "))
+        .expect("history and schedule");
+    (
+        history.to_string(),
+        schedules::parse_schedule(schedule).expect("a schedule"),
+    )
+}
+
+#[test]
+fn the_reference_passes_every_concurrent_check_with_every_seed() {
+    for &(id, _) in schedules::CHECKS {
+        assert_eq!(schedules::run(&exec::<Reference>(), id), Ok(()), "{id}");
+    }
+    for seed in 0..6 {
+        for id in [GENERATED, THREE_RETRIES] {
+            assert_eq!(
+                schedules::run_seeded(&exec::<Reference>(), id, seed),
+                Ok(()),
+                "{id} semilla {seed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn check_then_insert_is_caught_with_the_lessons_trace() {
+    let (summary, trace, hint) = caught::<CheckThenInsertKit>(TWO_RETRIES);
+    assert!(
+        summary.starts_with("2 hilo(s), 2 llamada(s) · los "),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("horarios posibles (exhaustivo)"),
+        "{summary}"
+    );
+    assert!(
+        summary.ends_with("se esperaba una sola fila en el ledger para K1"),
+        "{summary}"
+    );
+    assert_eq!(
+        trace[0],
+        "historia: hilo 1: charge(K1, ord_0001, $500) · hilo 2: charge(K1, ord_0001, $500)"
+    );
+    let line = &trace[1];
+    assert!(line.starts_with("horario: "), "{line}");
+    for step in [
+        "hilo 1: busca K1 → no está",
+        "hilo 2: busca K1 → no está",
+        "hilo 1: cobra ch_0001",
+    ] {
+        assert!(line.contains(step), "{step} en {line}");
+    }
+    assert!(
+        line.ends_with("hilo 2: cobra ch_0002   ← aquí se cuela el segundo cobro"),
+        "{line}"
+    );
+    assert!(
+        trace
+            .iter()
+            .any(|l| l == "ledger al final: 2 fila(s): ch_0001 K1 $500 · ch_0002 K1 $500"),
+        "{trace:#?}"
+    );
+    assert!(hint.contains("un solo paso atómico"), "{hint}");
+}
+
+#[test]
+fn check_then_insert_replays_exactly_its_schedule() {
+    let (_, trace, _) = caught::<CheckThenInsertKit>(TWO_RETRIES);
+    let (history, schedule) = schedule_of(&trace);
+    assert_eq!(history, "K1:1:500/K1:1:500");
+    let history = schedules::parse_history(&history, None).unwrap();
+    let (lines, fine) =
+        schedules::replay(&exec::<CheckThenInsertKit>(), &history, &schedule).unwrap();
+    assert!(!fine);
+    assert_eq!(
+        lines[..trace.len()],
+        trace[..],
+        "the replay tells the same steps"
+    );
+    // The same schedule with the reference: one charge.
+    let (lines, fine) = schedules::replay(&exec::<Reference>(), &history, &schedule).unwrap();
+    assert!(fine, "{lines:#?}");
+}
+
+#[test]
+fn check_then_insert_is_shrunk_from_the_generated_histories() {
+    let (summary, trace, _) = caught::<CheckThenInsertKit>(GENERATED);
+    assert!(
+        summary.starts_with("2 hilo(s), 2 llamada(s) · "),
+        "{summary}"
+    );
+    assert!(
+        trace[1].contains("← aquí se cuela el segundo cobro"),
+        "{}",
+        trace[1]
+    );
+}
+
+#[test]
+fn a_lock_released_between_store_and_ledger_lets_a_retry_charge() {
+    let (summary, trace, _) = caught::<ReleasedKit>(TWO_RETRIES);
+    assert!(
+        summary.ends_with("se esperaba una sola fila en el ledger para K1"),
+        "{summary}"
+    );
+    assert!(trace[1].contains("quita K1 del store"), "{}", trace[1]);
+    assert!(
+        trace[1].ends_with("cobra ch_0002   ← aquí se cuela el segundo cobro"),
+        "{}",
+        trace[1]
+    );
+    assert!(
+        caught::<ReleasedKit>(THREE_RETRIES)
+            .0
+            .starts_with("2 hilo(s)")
+    );
+}
+
+#[test]
+fn a_conflict_that_still_charges_is_caught() {
+    let (summary, trace, _) = caught::<ConflictKit>(TWO_RETRIES);
+    assert!(
+        summary.ends_with("se esperaba una sola fila en el ledger para K1"),
+        "{summary}"
+    );
+    assert!(trace[1].contains("busca K1 → en curso"), "{}", trace[1]);
+    assert!(
+        trace[1].ends_with("cobra ch_0002   ← aquí se cuela el segundo cobro"),
+        "{}",
+        trace[1]
+    );
+}
+
+#[test]
+fn marking_in_flight_only_after_charging_is_caught() {
+    let (summary, trace, _) = caught::<MarksAfterKit>(TWO_RETRIES);
+    assert!(
+        summary.ends_with("se esperaba una sola fila en el ledger para K1"),
+        "{summary}"
+    );
+    assert!(
+        trace[1].contains("hilo 2: busca K1 → no está"),
+        "{}",
+        trace[1]
+    );
+    // A reuse with another amount racing the first charges too.
+    let (summary, _, _) = caught::<MarksAfterKit>(REUSE_RACE);
+    assert!(summary.contains("se esperaba"), "{summary}");
+}
+
+#[test]
+fn the_mutants_pass_the_sequential_checks_and_fail_only_concurrent_ones() {
+    let catalog = Catalog::new(Vec::new(), &[Exercise::Store]);
+    let reference = grading::grade(&catalog, &exec::<Reference>(), "solutions", 2);
+    assert!(reference.all_passed(), "{:#?}", reference.results);
+    for (name, graded) in [
+        (
+            "check-then-insert",
+            grading::grade(&catalog, &exec::<CheckThenInsertKit>(), "exercises", 2),
+        ),
+        (
+            "suelta-entre-store-y-ledger",
+            grading::grade(&catalog, &exec::<ReleasedKit>(), "exercises", 2),
+        ),
+        (
+            "conflicto-que-cobra",
+            grading::grade(&catalog, &exec::<ConflictKit>(), "exercises", 2),
+        ),
+        (
+            "marca-despues-de-cobrar",
+            grading::grade(&catalog, &exec::<MarksAfterKit>(), "exercises", 2),
+        ),
+    ] {
+        let failing: Vec<&str> = graded
+            .results
+            .iter()
+            .filter(|(_, v)| !v.passed())
+            .map(|(c, _)| c.id.as_str())
+            .collect();
+        assert!(
+            failing.contains(&"atomico/dos-reintentos-a-la-vez-un-solo-cobro"),
+            "{name}: {failing:?}"
+        );
+        for (check, verdict) in &graded.results {
+            let concurrent = matches!(check.target, CheckTarget::Fixed(id) if schedules::owns(id));
+            assert!(
+                concurrent || verdict.passed(),
+                "{name}: {} {verdict:?}",
+                check.id
+            );
+        }
+        // Replays after completion never race: every mutant answers them.
+        assert!(
+            graded
+                .results
+                .iter()
+                .any(|(c, v)| c.id.ends_with(REPLAYS_AFTER) && v.passed()),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_race_scenario_shows_the_second_charge_only_without_atomicity() {
+    let (lines, once) = schedules::race(&exec::<Reference>()).unwrap();
+    assert!(once);
+    assert_eq!(
+        lines[0],
+        "ESCENARIO D  ·  Dos reintentos a la vez, la misma key"
+    );
+    assert!(
+        lines.contains(&"  SIN atomicidad         -> cargos=2  TOTAL COBRADO=$1000".to_string()),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.contains(&"  CON store atómico      -> cargos=1  TOTAL COBRADO=$500".to_string()),
+        "{lines:#?}"
+    );
+    let without = lines.iter().position(|l| l.starts_with("  SIN ")).unwrap();
+    assert!(
+        lines[without + 1].ends_with("hilo 2: cobra ch_0002   ← aquí se cuela el segundo cobro"),
+        "{}",
+        lines[without + 1]
+    );
+    // Deterministic: the same lines every run.
+    assert_eq!(schedules::race(&exec::<Reference>()).unwrap().0, lines);
+    // A store without atomicity of its own charges twice in that schedule.
+    let (mutant, once) = schedules::race(&exec::<CheckThenInsertKit>()).unwrap();
+    assert!(!once);
+    assert!(
+        mutant.contains(&"  CON store atómico      -> cargos=2  TOTAL COBRADO=$1000".to_string()),
+        "{mutant:#?}"
+    );
+}
+
+/// Locks the store, then the ledger, for odd keys, and the other way round
+/// for even ones: two keys at once can deadlock.
+#[derive(Debug, Default)]
+struct LocksBothWays(Parts);
+
+impl SharedPayments for LocksBothWays {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
+        let request = ChargeRequest { order_id, amount };
+        let mut store;
+        let ledger;
+        if key.0.is_multiple_of(2) {
+            ledger = self.0.ledger.lock();
+            store = self.0.store.lock();
+        } else {
+            store = self.0.store.lock();
+            ledger = self.0.ledger.lock();
+        }
+        if let Some(answer) = Parts::known(store.get(&key).copied(), request) {
+            return answer;
+        }
+        let charge_id = ChargeId::next_after(ledger.len());
+        drop(ledger);
+        let result = ChargeResult {
+            charge_id,
+            amount,
+            status: ChargeStatus::Captured,
+        };
+        store.insert(key, KeyState::Completed(request, result));
+        drop(store);
+        self.0.ledger.lock().push(LedgerEntry {
+            key,
+            order_id,
+            amount,
+            charge_id,
+        });
+        Ok(result)
+    }
+    fn ledger(&self) -> Vec<LedgerEntry> {
+        self.0.ledger.lock().clone()
+    }
+}
+
+kit!(LocksBothWaysKit, LocksBothWays);
+
+#[test]
+fn a_deadlock_names_the_schedule_it_happened_in() {
+    match schedules::run(&exec::<LocksBothWaysKit>(), TWO_KEYS) {
+        Err(Verdict::Panicked { message, .. }) => {
+            let (_, schedule) = message.rsplit_once("(en el horario ").expect(&message);
+            let schedule = schedule.trim_end_matches(')');
+            assert!(schedules::parse_schedule(schedule).is_ok(), "{message}");
+            assert!(message.contains("deadlock"), "{message}");
+        }
+        other => panic!("se esperaba el bloqueo mutuo, no {other:?}"),
+    }
+}
