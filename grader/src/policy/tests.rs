@@ -601,7 +601,7 @@ fn exercise_4_takes_sim_sync_and_is_told_to_use_it_for_std_sync() {
     assert_eq!(
         lines,
         [
-            "exercises/src/atomic_server.rs:1:5: usa std::sync::Mutex (hilos o sincronización): el ejercicio 4 no lo necesita; usa los candados del mundo, sim::sync::Mutex (`use sim::sync::Mutex;`, con la API de std::sync::Mutex y lock() sin unwrap): el juez los cambia por los de su explorador de horarios para probar los reintentos concurrentes, y los de std::sync no los vería; los hilos los pone el juez, tu servidor no crea ninguno"
+            "exercises/src/atomic_server.rs:1:16: usa std::sync::Mutex (hilos o sincronización): el ejercicio 4 no lo necesita; usa los candados del mundo, sim::sync::Mutex (`use sim::sync::Mutex;`, con la API de std::sync::Mutex y lock() sin unwrap): el juez los cambia por los de su explorador de horarios para probar los reintentos concurrentes, y los de std::sync no los vería; los hilos los pone el juez, tu servidor no crea ninguno"
         ]
     );
     let spawn = scan("fn f() { std::thread::spawn(|| ()); }").unwrap();
