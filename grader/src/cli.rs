@@ -20,9 +20,10 @@ const INSTRUCTORS: &str = "Opciones para instructores";
 
 /// Corrector del Módulo 4, lección 2: «El doble cargo del reintento, medido».
 ///
-/// Sin comando, verifica tus tres ejercicios (exercises/) e imprime el
-/// informe; el estado de salida es 0 si todo pasa, 1 si algo falla y 2 si los
-/// argumentos o los fixtures son inválidos.
+/// Sin comando, verifica tus tres ejercicios y el bonus (exercises/) e
+/// imprime el informe; el estado de salida es 0 si todo lo que cuenta para
+/// los 100 pasa (el bonus aparte), 1 si algo falla y 2 si los argumentos o
+/// los fixtures son inválidos.
 #[derive(Parser, Debug)]
 #[command(
     name = "grader",
@@ -80,9 +81,9 @@ pub struct Cli {
     #[arg(long = "output", alias = "salida", value_name = "ARCHIVO", help_heading = INSTRUCTORS)]
     pub output: Option<PathBuf>,
 
-    /// Califica solo un ejercicio: cobro, cliente o reconciliacion; se puede
+    /// Califica solo un ejercicio: cobro, cliente, reconciliacion o atomico (el bonus); se puede
     /// repetir (alias: --exercise).
-    #[arg(long = "ejercicio", alias = "exercise", value_name = "NOMBRE", value_parser = ["cobro", "cliente", "reconciliacion"], hide_possible_values = true, display_order = 0)]
+    #[arg(long = "ejercicio", alias = "exercise", value_name = "NOMBRE", value_parser = ["cobro", "cliente", "reconciliacion", "atomico"], hide_possible_values = true, display_order = 0)]
     pub exercises: Vec<String>,
 
     /// Rúbrica (TOML) con los puntos y la visibilidad de cada verificación;

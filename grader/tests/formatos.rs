@@ -179,7 +179,7 @@ fn one_exercise_at_a_time_and_unknown_names_list_the_valid_ones() {
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(
         stderr(&bad).trim_end(),
-        "grader: --ejercicio no acepta «pago»; se permiten: cobro, cliente, reconciliacion. Usa --help para ver las opciones."
+        "grader: --ejercicio no acepta «pago»; se permiten: cobro, cliente, reconciliacion, atomico. Usa --help para ver las opciones."
     );
 }
 

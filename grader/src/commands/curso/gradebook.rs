@@ -1,7 +1,8 @@
 //! `libro.csv`: one row per submission (sorted by name) with
-//! `entrega,estado,puntaje,maximo,cobro,cliente,reconciliacion` and then one
-//! column per check id (catalog order); points as the reports write them
-//! (`36`, `3.33`). And `alumnos.csv`: who submitted each (when the platform
+//! `entrega,estado,puntaje,maximo,cobro,cliente,reconciliacion,atomico` and
+//! then one column per check id (catalog order); points as the reports write
+//! them (`36`, `3.33`). `puntaje` and `maximo` leave the bonus out (the
+//! rubric's `[bonus]`, exercise 4): its points are its own column. And `alumnos.csv`: who submitted each (when the platform
 //! says), one row per submitter.
 
 use super::record::{Record, by_exercise};
