@@ -84,6 +84,29 @@ fn the_reference_and_the_unchanged_base_get_full_marks_on_exercise_4() {
     }
 }
 
+/// The reference passes exercise 4's model-based check with every seed
+/// the kit uses (the public one and hidden variants'), and a mutant fails
+/// it with each of them.
+#[test]
+fn the_model_check_passes_the_reference_and_catches_a_mutant_with_every_seed() {
+    let reference = support::InProcess::<Reference>::default();
+    let mutant = support::InProcess::<StoreReuseOtherAmount>::default();
+    for seed in [grader::checks::model::PUBLIC_SEED, 1, 7, 99, 123_456_789] {
+        assert_eq!(
+            grader::checks::model::run(&reference, Exercise::Store, seed),
+            Ok(()),
+            "seed {seed}"
+        );
+        assert!(
+            matches!(
+                grader::checks::model::run(&mutant, Exercise::Store, seed),
+                Err(grader::verdict::Verdict::Counterexample { .. })
+            ),
+            "seed {seed}"
+        );
+    }
+}
+
 store_mutant!(
     store_reuse_with_another_amount_accepted:
         "store: la misma key con otro monto se acepta (compara solo la orden)",
