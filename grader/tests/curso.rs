@@ -42,6 +42,10 @@ fn repo_with(dir: &Path, files: &[(&str, String)]) {
             "exercises/src/reconciliation.rs",
             read("exercises/src/reconciliation.rs"),
         ),
+        (
+            "exercises/src/atomic_server.rs",
+            read("exercises/src/atomic_server.rs"),
+        ),
         ("README.md", "mi entrega\n".to_string()),
     ];
     for (name, code) in files {
