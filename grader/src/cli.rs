@@ -30,9 +30,10 @@ const INSTRUCTORS: &str = "Opciones para instructores";
 
 /// Corrector del Módulo 4, lección 2: «El doble cargo del reintento, medido».
 ///
-/// Sin comando, verifica tus ejercicios (exercises/) e imprime el
-/// informe; el estado de salida es 0 si todo pasa, 1 si algo falla y 2 si los
-/// argumentos o los fixtures son inválidos.
+/// Sin comando, verifica tus ejercicios (exercises/) e imprime el informe;
+/// el estado de salida es 0 si todo lo que cuenta para los 100 pasa (el bonus
+/// aparte), 1 si algo falla y 2 si los argumentos o los fixtures son
+/// inválidos.
 #[derive(Parser, Debug)]
 #[command(
     name = "grader",

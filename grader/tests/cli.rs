@@ -36,12 +36,18 @@ fn the_solutions_pass_every_check() {
     assert!(!out.contains('✗'), "{out}");
     let last = score_line(&out);
     assert!(last.starts_with("Puntaje: 100/100 puntos ("), "{out}");
-    let (passed, total) = last
+    // The bonus, apart: full marks there too.
+    let (checks, bonus) = last
         .trim_start_matches("Puntaje: 100/100 puntos (")
-        .trim_end_matches(" verificaciones)")
-        .split_once('/')
+        .split_once(" verificaciones) · ")
         .unwrap();
+    let (passed, total) = checks.split_once('/').unwrap();
     assert_eq!(passed, total, "{out}");
+    assert_eq!(bonus, "bonus 20/20", "{out}");
+    assert!(
+        out.contains("Ejercicio 4 · El store atómico (lección 4, bonus): ✓ 8/8 verificaciones · 20/20 puntos de bonus"),
+        "{out}"
+    );
 }
 
 #[test]

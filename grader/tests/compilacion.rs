@@ -105,7 +105,10 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
         last.next().unwrap(),
         "Progreso: tu código no compila · siguiente: corrige el primer error del compilador (arriba) y vuelve a correr `cargo run -p grader`"
     );
-    assert_eq!(last.next().unwrap(), "Puntaje: 0/100 puntos (no compila)");
+    assert_eq!(
+        last.next().unwrap(),
+        "Puntaje: 0/100 puntos (no compila) · bonus 0/20"
+    );
 
     let json_file = dir.join("results.json");
     let o = run(
@@ -123,9 +126,10 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     assert!(o.stdout.is_empty());
     let v = informes::gradescope(&std::fs::read_to_string(&json_file).unwrap());
     assert_eq!(v["score"], 0);
-    assert_eq!(informes::gradescope_max(&v), 100.0);
+    // The bonus's tests too (20 points on top of the 100).
+    assert_eq!(informes::gradescope_max(&v), 120.0);
     let tests = v["tests"].as_array().unwrap();
-    assert_eq!(tests.len(), 40);
+    assert_eq!(tests.len(), 48);
     // The compiler's errors are said once, at the top; each test only says
     // that nothing could run.
     let top = v["output"].as_str().unwrap();
@@ -199,9 +203,9 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
         &[("KIT_SEMILLA_SECRETA", "4242")],
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
-    assert_eq!(
-        informes::gradescope_max(&informes::gradescope(&text(&o.stdout))),
-        130.0
+    // 130, and the bonus's 20 + its variants' 5 on top.
+    assert!(
+        (informes::gradescope_max(&informes::gradescope(&text(&o.stdout))) - 155.0).abs() < 1e-9
     );
 
     // Fixed, but now depending on the reference solutions: refused.

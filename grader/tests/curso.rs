@@ -328,6 +328,15 @@ fn a_class_graded_four_at_a_time_scores_as_each_alone_resumes_and_merges() {
             informe(n)
         );
     }
+    // The bonus (exercise 4, untouched in every submission) has its own
+    // column, outside `puntaje` and `maximo`.
+    let header = std::fs::read_to_string(salida.join("libro.csv")).unwrap();
+    assert!(
+        header.starts_with("entrega,estado,puntaje,maximo,cobro,cliente,reconciliacion,atomico,"),
+        "{header}"
+    );
+    assert_eq!(rows["correcta-1"][3], "100");
+    assert_eq!(rows["correcta-1"][7], "0");
     assert_eq!(estado("vacia"), "sin-archivos");
     assert_eq!(estado("renombrada"), "sin-archivos");
     assert_eq!(estado("no-compila"), "no-compila");

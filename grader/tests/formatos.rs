@@ -8,8 +8,8 @@
 mod informes;
 
 use informes::{
-    default_check_count, grader, grader_with_env, gradescope, gradescope_max, junit, score_line,
-    stderr, stdout, stubs_untouched,
+    bonus_points, default_check_count, graded_and_bonus_check_counts, grader, grader_with_env,
+    gradescope, gradescope_max, junit, score_line, stderr, stdout, stubs_untouched,
 };
 
 #[test]
@@ -18,12 +18,17 @@ fn the_untouched_stubs_score_0_in_every_format() {
         return; // A student has started: the stub figures no longer apply.
     }
     let n = default_check_count();
+    let (graded, bonus) = graded_and_bonus_check_counts();
     let text = grader(&["--format", "text"]);
     assert_eq!(text.status.code(), Some(1));
     let out = stdout(&text);
+    // The bonus apart, pending.
     assert_eq!(
         score_line(&out),
-        format!("Puntaje: 0/100 puntos (0/{n} verificaciones)")
+        format!(
+            "Puntaje: 0/100 puntos (0/{graded} verificaciones) · bonus 0/{} (pendiente: todavía es todo!())",
+            bonus_points()
+        )
     );
     let cobro = grader::rubric::Rubric::kit().unwrap().listed_total("cobro");
     assert!(
@@ -37,7 +42,7 @@ fn the_untouched_stubs_score_0_in_every_format() {
     let v = gradescope(&stdout(&json));
     assert_eq!(v["score"], 0);
     assert_eq!(v["execution_time"], 0);
-    assert_eq!(gradescope_max(&v), 100.0);
+    assert_eq!(gradescope_max(&v), 100.0 + bonus_points());
     let tests = v["tests"].as_array().unwrap();
     assert_eq!(tests.len(), n);
     assert_eq!(tests[0]["number"], "1.1");
@@ -45,6 +50,24 @@ fn the_untouched_stubs_score_0_in_every_format() {
         assert_eq!(t["status"], "failed");
         assert!(t["output"].as_str().unwrap().starts_with("pendiente: "));
     }
+    let tagged: Vec<&serde_json::Value> = tests
+        .iter()
+        .filter(|t| t["tags"].as_array().unwrap().iter().any(|g| g == "bonus"))
+        .collect();
+    assert_eq!(tagged.len(), bonus);
+    assert!(
+        tagged
+            .iter()
+            .all(|t| t["name"].as_str().unwrap().starts_with("bonus · atomico/"))
+    );
+    assert!(
+        v["output"]
+            .as_str()
+            .unwrap()
+            .contains("El ejercicio 4 es un bonus: sus puntos se suman por encima de los 100"),
+        "{}",
+        v["output"]
+    );
 
     let xml = grader(&["--format", "junit"]);
     assert_eq!(xml.status.code(), Some(1));
@@ -55,11 +78,19 @@ fn the_untouched_stubs_score_0_in_every_format() {
             .iter()
             .map(|s| s.name.as_str())
             .collect::<Vec<_>>(),
-        ["cobro", "cliente", "reconciliacion"]
+        ["cobro", "cliente", "reconciliacion", "atomico"]
     );
     assert_eq!(report.tests, n);
-    assert_eq!(report.failures, n);
+    // The bonus's pending checks are skipped, not failures.
+    assert_eq!(report.failures, graded);
     assert_eq!(report.errors, 0);
+    let atomico = &report.test_suites[3];
+    assert!(
+        atomico
+            .test_cases
+            .iter()
+            .all(|c| matches!(c.status, quick_junit::TestCaseStatus::Skipped { .. }))
+    );
 }
 
 #[test]
@@ -68,12 +99,16 @@ fn the_solutions_score_100_in_every_format() {
         return; // The student template has no reference to grade.
     }
     let n = default_check_count();
+    let (graded, _) = graded_and_bonus_check_counts();
     let text = grader(&["--solutions"]);
     assert_eq!(text.status.code(), Some(0));
     let out = stdout(&text);
     assert_eq!(
         score_line(&out),
-        format!("Puntaje: 100/100 puntos ({n}/{n} verificaciones)")
+        format!(
+            "Puntaje: 100/100 puntos ({graded}/{graded} verificaciones) · bonus {b}/{b}",
+            b = bonus_points()
+        )
     );
     // A finished exercise is one line, with its points from the kit's
     // rubric; the checks' own lines are in the JSON and XML formats.
@@ -85,8 +120,13 @@ fn the_solutions_score_100_in_every_format() {
             .checks
             .len();
         let points = rubric.listed_total(exercise.id());
+        let of_bonus = if rubric.is_bonus(exercise.id()) {
+            " de bonus"
+        } else {
+            ""
+        };
         let line = format!(
-            "Ejercicio {} · {}: ✓ {checks}/{checks} verificaciones · {points}/{points} puntos",
+            "Ejercicio {} · {}: ✓ {checks}/{checks} verificaciones · {points}/{points} puntos{of_bonus}",
             exercise.number(),
             exercise.title()
         );
@@ -96,8 +136,9 @@ fn the_solutions_score_100_in_every_format() {
     let json = grader(&["--solutions", "--format", "gradescope"]);
     assert_eq!(json.status.code(), Some(0));
     let v = gradescope(&stdout(&json));
-    assert_eq!(v["score"], 100);
-    assert_eq!(gradescope_max(&v), 100.0);
+    // Extra credit: the bonus on top of the 100.
+    assert_eq!(v["score"].as_f64().unwrap(), 100.0 + bonus_points());
+    assert_eq!(gradescope_max(&v), 100.0 + bonus_points());
     assert!(
         v["tests"]
             .as_array()
@@ -138,7 +179,7 @@ fn one_exercise_at_a_time_and_unknown_names_list_the_valid_ones() {
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(
         stderr(&bad).trim_end(),
-        "grader: --ejercicio no acepta «pago»; se permiten: cobro, cliente, reconciliacion. Usa --help para ver las opciones."
+        "grader: --ejercicio no acepta «pago»; se permiten: cobro, cliente, reconciliacion, atomico. Usa --help para ver las opciones."
     );
 }
 
@@ -350,7 +391,7 @@ fn a_rubric_id_that_matches_no_check_is_refused_and_a_total_other_than_100_is_sa
     let o = grader(&["--rubrica", more.to_str().unwrap(), "--ejercicio", "cobro"]);
     assert!(
         stderr(&o).contains(&format!(
-            "grader: aviso: la rúbrica {} da 101 puntos a las verificaciones (sin las variantes ocultas), no 100",
+            "grader: aviso: la rúbrica {} da 101 puntos a las verificaciones (sin las variantes ocultas ni el bonus), no 100",
             more.display()
         )),
         "{}",

@@ -351,12 +351,26 @@ struct Graded {
 }
 
 impl Graded {
+    /// The score without the bonus (Gradescope's `score` adds it on top).
     fn score(&self) -> f64 {
-        self.results["score"].as_f64().unwrap()
+        let bonus: f64 = self
+            .tests()
+            .filter(|t| is_bonus(t))
+            .map(|t| t["score"].as_f64().unwrap())
+            .sum();
+        self.results["score"].as_f64().unwrap() - bonus
     }
 
+    /// The maximum without the bonus: what the assignment is out of.
     fn max(&self) -> f64 {
-        informes::gradescope_max(&self.results)
+        self.tests()
+            .filter(|t| !is_bonus(t))
+            .map(|t| t["max_score"].as_f64().unwrap())
+            .sum()
+    }
+
+    fn tests(&self) -> impl Iterator<Item = &Value> {
+        self.results["tests"].as_array().unwrap().iter()
     }
 
     fn test(&self, name: &str) -> &Value {
@@ -372,13 +386,11 @@ impl Graded {
         self.test(name)["output"].as_str().unwrap()
     }
 
-    /// The names of the tests that failed.
+    /// The names of the tests that failed, the bonus apart (every
+    /// submission here leaves it as its stub).
     fn failed(&self) -> Vec<String> {
-        self.results["tests"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|t| t["status"] != "passed")
+        self.tests()
+            .filter(|t| t["status"] != "passed" && !is_bonus(t))
             .map(|t| {
                 t["name"]
                     .as_str()
@@ -473,8 +485,15 @@ fn variant_tests(v: &Value) -> Vec<&Value> {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|t| t["name"].as_str().unwrap().contains("/variante-"))
+        .filter(|t| t["name"].as_str().unwrap().contains("/variante-") && !is_bonus(t))
         .collect()
+}
+
+/// Whether a results.json test is the bonus's (exercise 4, tagged `bonus`).
+fn is_bonus(t: &Value) -> bool {
+    t["tags"]
+        .as_array()
+        .is_some_and(|tags| tags.iter().any(|g| g == "bonus"))
 }
 
 #[test]
@@ -606,7 +625,9 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     assert!(hidden.iter().all(|t| t["visibility"] == "after_published"));
     assert!(
         g.stdout
-            .contains("Puntaje: 130/130 (70 pruebas; results.json)")
+            .contains("Puntaje: 130/130 · bonus 0/25 (83 pruebas; results.json)"),
+        "{}",
+        g.stdout
     );
     assert!(
         g.stdout

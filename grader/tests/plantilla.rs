@@ -140,14 +140,17 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         out.contains("… PENDIENTE: charge_order todavía es todo!()"),
         "{out}"
     );
-    // The score, then the progress line.
+    // The bonus ships as a stub too: pending, apart from the 100.
     assert!(
-        out.trim_end()
-            .lines()
-            .rev()
-            .nth(1)
-            .unwrap()
-            .starts_with("Puntaje: 0/100 puntos (0/"),
+        out.contains("Ejercicio 4 · El store atómico (lección 4, bonus)")
+            && out.contains("… PENDIENTE: AtomicPaymentsServer::charge todavía es todo!()"),
+        "{out}"
+    );
+    // The score, then the progress line.
+    let score = out.trim_end().lines().rev().nth(1).unwrap();
+    assert!(score.starts_with("Puntaje: 0/100 puntos (0/"), "{out}");
+    assert!(
+        score.ends_with(" · bonus 0/20 (pendiente: todavía es todo!())"),
         "{out}"
     );
     // There is no reference to grade.

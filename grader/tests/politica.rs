@@ -21,12 +21,13 @@ use std::process::{Command, Output};
 
 use anidado::copy_repo;
 
-/// The refusal lines of the three files of `tests/politica/`, as the
-/// student sees them.
+/// The refusal lines of the files of `tests/politica/`, as the student
+/// sees them.
 const TYPE_NAME: &str = "exercises/src/client.rs:14:18: usa std::any::type_name (introspección de tipos o del ejecutable): el ejercicio 2 no lo necesita; un resultado que cambia según qué tipo o qué programa lo llama no es el comportamiento que se califica";
 const PATH: &str = "exercises/src/client.rs:6:3: usa #[path] (lectura de archivos o del entorno al compilar): el ejercicio 2 no lo necesita; lo que el compilador lea fuera de tu código no es parte de tu entrega";
 const SHADOW: &str = "exercises/src/client.rs:9:22: usa include_str! (lectura de archivos o del entorno al compilar): el ejercicio 2 no lo necesita; lo que el compilador lea fuera de tu código no es parte de tu entrega";
 const EXE_SERVER: &str = "exercises/src/payments_server.rs:14:5: usa std::env::current_exe (el proceso, el entorno, archivos, la red o el sistema operativo): el ejercicio 1 no lo necesita; su resultado depende solo de lo que recibe, nunca del proceso ni de la máquina donde corre";
+const STD_SYNC: &str = "exercises/src/atomic_server.rs:4:16: usa std::sync::Mutex (hilos o sincronización): el ejercicio 4 no lo necesita; usa los candados del mundo, sim::sync::Mutex (`use sim::sync::Mutex;`, con la API de std::sync::Mutex y lock() sin unwrap): el juez los cambia por los de su explorador de horarios para probar los reintentos concurrentes, y los de std::sync no los vería; los hilos los pone el juez, tu servidor no crea ninguno";
 const EXE_RECONCILE: &str = "exercises/src/reconciliation.rs:9:18: usa std::env::current_exe (el proceso, el entorno, archivos, la red o el sistema operativo): el ejercicio 3 no lo necesita; su resultado depende solo de lo que recibe, nunca del proceso ni de la máquina donde corre";
 
 /// A copy of the kit in a fresh folder anyone may read, with each
@@ -96,7 +97,8 @@ fn has_lines(haystack: &str, needles: &[&str]) {
     }
 }
 
-/// The attack of the issue, all three exercises at once: nothing compiles;
+/// The attack of the issue, every exercise at once (the bonus with
+/// `std::sync`'s locks, told to take `sim::sync`'s): nothing compiles;
 /// each exercise is 0 with its lines in the text, Gradescope and JUnit
 /// reports, as root and as an unprivileged user.
 #[test]
@@ -107,6 +109,7 @@ fn exercises_that_watch_where_they_run_or_read_outside_get_zero_in_every_format(
             ("client.rs", "cliente_lee_fuera.rs"),
             ("payments_server.rs", "cobro_current_exe.rs"),
             ("reconciliation.rs", "reconciliacion_current_exe.rs"),
+            ("atomic_server.rs", "atomico_std_sync.rs"),
         ],
         false,
     );
@@ -126,7 +129,8 @@ fn exercises_that_watch_where_they_run_or_read_outside_get_zero_in_every_format(
                 PATH,
                 SHADOW,
                 EXE_RECONCILE,
-                "Puntaje: 0/100 puntos (0/40 verificaciones)",
+                STD_SYNC,
+                "Puntaje: 0/100 puntos (0/40 verificaciones) · bonus 0/20 (rechazado por la política de código)",
             ],
         );
         assert!(!report.contains("no compila"), "{report}");
@@ -143,13 +147,14 @@ fn exercises_that_watch_where_they_run_or_read_outside_get_zero_in_every_format(
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["score"].as_f64(), Some(0.0));
     let tests = json["tests"].as_array().unwrap();
-    assert_eq!(tests.len(), 40);
+    assert_eq!(tests.len(), 48);
     for t in tests {
         assert_eq!(t["score"].as_f64(), Some(0.0), "{t}");
         let output = t["output"].as_str().unwrap();
         let lines: &[&str] = match t["tags"][0].as_str().unwrap() {
             "cobro" => &[EXE_SERVER],
             "cliente" => &[PATH, SHADOW],
+            "atomico" => &[STD_SYNC],
             _ => &[EXE_RECONCILE],
         };
         assert!(
@@ -160,8 +165,8 @@ fn exercises_that_watch_where_they_run_or_read_outside_get_zero_in_every_format(
     }
     let out = judge(&root, &["--format", "junit"], false);
     let xml = text(&out.stdout);
-    assert_eq!(xml.matches("type=\"rechazado\"").count(), 40, "{xml}");
-    for line in [EXE_SERVER, PATH, SHADOW, EXE_RECONCILE] {
+    assert_eq!(xml.matches("type=\"rechazado\"").count(), 48, "{xml}");
+    for line in [EXE_SERVER, PATH, SHADOW, EXE_RECONCILE, STD_SYNC] {
         // Quotes and apostrophes are escaped in XML; these lines have none.
         assert!(xml.contains(line), "{line}");
     }
@@ -208,7 +213,8 @@ fn a_use_in_lib_rs_refuses_every_exercise() {
         "exercises/src/lib.rs:{n}:1: usa static LLAMADAS (estado global compartido entre llamadas): ningún ejercicio lo necesita; lo que se recuerda entre llamadas vive en el servidor (self) o en los parámetros, no en una variable global"
     );
     let tests = json["tests"].as_array().unwrap();
-    assert_eq!(tests.len(), 40);
+    // The bonus's checks too: lib.rs reaches exercise 4.
+    assert_eq!(tests.len(), 48);
     for t in tests {
         assert!(t["output"].as_str().unwrap().contains(&line), "{t}");
     }

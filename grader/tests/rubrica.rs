@@ -36,20 +36,25 @@ fn the_kits_rubric_lists_exactly_the_default_catalog_and_sums_to_100() {
         extra.is_empty(),
         "ids in grader/rubrica.toml that are not checks: {extra:?}"
     );
-    // The course's exercises make the 100; a bonus exercise's points are
-    // outside them.
-    let total: Points = Exercise::ALL
-        .into_iter()
-        .filter(|e| !e.bonus())
-        .map(|e| rubric.listed_total(e.id()))
-        .sum();
-    assert_eq!(total, Points::whole(100));
+    // 100 outside the bonus; the bonus (exercise 4) its own 20.
+    let total = |bonus: bool| -> Points {
+        rubric
+            .listed
+            .iter()
+            .filter(|(id, _)| rubric.is_bonus(grader::rubric::exercise_of(id).unwrap()) == bonus)
+            .map(|(_, e)| e.points)
+            .sum()
+    };
+    assert_eq!(total(false), Points::whole(100));
+    assert_eq!(total(true), Points::whole(20));
+    assert_eq!(rubric.bonus, ["atomico"]);
     for exercise in Exercise::ALL {
         assert!(
             rubric.listed_total(exercise.id()) > Points::ZERO,
             "{exercise:?}"
         );
-        assert_eq!(rubric.variant_pool(exercise.id()), Points::whole(10));
+        let pool = if exercise.bonus() { 5 } else { 10 };
+        assert_eq!(rubric.variant_pool(exercise.id()), Points::whole(pool));
     }
 }
 

@@ -67,12 +67,14 @@ fn is_reported_the_same_way_in_every_format() {
     )));
     assert_eq!(
         score_line(&text),
-        format!("Puntaje: {points}/100 puntos ({passed}/{total} verificaciones)")
+        format!("Puntaje: {points}/100 puntos ({passed}/{total} verificaciones) · bonus 20/20")
     );
 
     // Gradescope: the same failures, with the Spanish explanation.
     let v = gradescope(&report::render(&sheet, Format::Gradescope));
-    assert_eq!(v["score"].as_f64().unwrap(), points.as_f64());
+    // The bonus (the reference's exercise 4, 20/20) is extra credit on top.
+    assert_eq!(sheet.bonus(), (Points::whole(20), Points::whole(20)));
+    assert_eq!(v["score"].as_f64().unwrap(), points.as_f64() + 20.0);
     let json_failed: Vec<&str> = v["tests"]
         .as_array()
         .unwrap()
@@ -104,4 +106,70 @@ fn is_reported_the_same_way_in_every_format() {
         Some(output)
     );
     assert_eq!(junit_failure(&xml, "cobro/flota-1000"), None);
+}
+
+/// Exercise 4 left as its stub (`todo!()`).
+struct BonusUntouched;
+
+impl support::StoreChange for BonusUntouched {
+    fn charge(
+        _: &support::Shared<Self>,
+        _: sim::IdempotencyKey,
+        _: sim::OrderId,
+        _: sim::Money,
+    ) -> Result<sim::ChargeResult, sim::ChargeError> {
+        todo!("Ejercicio 4: el store atómico")
+    }
+}
+
+kit!(ThreeSolvedBonusUntouched {
+    atomic: support::Shared<BonusUntouched>
+});
+
+/// The three exercises solved and the bonus still its stub: 100/100 in
+/// every format, the bonus pending and never a failure of the grade.
+#[test]
+fn three_solved_and_the_bonus_stub_score_100_of_100_in_every_format() {
+    let graded =
+        support::grade_in_process::<ThreeSolvedBonusUntouched>(&Catalog::new(fixtures(), &[]));
+    let sheet = Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[]);
+    assert_eq!(sheet.total(), (Points::whole(100), Points::whole(100)));
+    assert_eq!(sheet.bonus(), (Points::ZERO, Points::whole(20)));
+    assert!(sheet.full_marks());
+    assert!(
+        sheet
+            .of(Exercise::Store)
+            .all(|r| matches!(r.verdict, grader::verdict::Verdict::Pending { .. }))
+    );
+
+    let text = grader::output::strip_colours(&report::render(&sheet, Format::Text));
+    assert_eq!(
+        score_line(&text),
+        "Puntaje: 100/100 puntos (40/40 verificaciones) · bonus 0/20 (pendiente: todavía es todo!())"
+    );
+    assert!(
+        text.trim_end().ends_with(
+            "Progreso: 3/3 ejercicios (el bonus, aparte) · los tres pasan; si quieres el bonus: Ejercicio 4 (exercises/src/atomic_server.rs, AtomicPaymentsServer::charge)"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains('✗'), "{text}");
+
+    let v = gradescope(&report::render(&sheet, Format::Gradescope));
+    assert_eq!(v["score"].as_f64(), Some(100.0));
+
+    let who = grader::report::classroom50::Identity::default();
+    let r = grader::report::classroom50::result(&sheet, &who);
+    assert_eq!((r.score, r.max_score), (100, 100));
+    assert_eq!(r.tests.iter().filter(|t| !t.passed).count(), 8);
+    assert!(
+        r.tests
+            .iter()
+            .filter(|t| !t.passed)
+            .all(|t| t.test_name.starts_with("bonus · atomico/"))
+    );
+
+    let xml = junit(&report::render(&sheet, Format::Junit));
+    assert_eq!((xml.failures, xml.errors), (0, 0));
+    assert_eq!(xml.tests, sheet.rows.len());
 }

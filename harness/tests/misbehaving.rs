@@ -674,10 +674,9 @@ fn judge(case: &Case, catalog: &Catalog) -> Result<String, String> {
             ));
         }
     }
-    if !text.contains(&format!("{passed}/{total} verificaciones")) {
-        problems.push(format!(
-            "the report's score is not {passed}/{total}:\n{text}"
-        ));
+    let (p, t) = outside_bonus(&graded);
+    if !text.contains(&format!("({p}/{t} verificaciones)")) {
+        problems.push(format!("the report's score is not {p}/{t}:\n{text}"));
     }
     if problems.is_empty() {
         Ok(format!(
@@ -686,6 +685,18 @@ fn judge(case: &Case, catalog: &Catalog) -> Result<String, String> {
     } else {
         Err(problems.join("\n"))
     }
+}
+
+/// Checks passed and checks run outside the bonus (exercise 4): what the
+/// report's score line counts.
+fn outside_bonus(graded: &Graded) -> (usize, usize) {
+    let outside: Vec<bool> = graded
+        .results
+        .iter()
+        .filter(|(c, _)| !c.exercise.bonus())
+        .map(|(_, v)| v.passed())
+        .collect();
+    (outside.iter().filter(|x| **x).count(), outside.len())
 }
 
 /// Grades `kit`, whose answers are all right whatever else it does, and
@@ -720,8 +731,9 @@ fn full_marks(
     }
     let (passed, total) = graded.score();
     let text = text_report(&graded)?;
-    if !text.contains(&format!("{total}/{total} verificaciones")) {
-        problems.push(format!("the report is not {total}/{total}:\n{text}"));
+    let (_, outside) = outside_bonus(&graded);
+    if !text.contains(&format!("({outside}/{outside} verificaciones)")) {
+        problems.push(format!("the report is not {outside}/{outside}:\n{text}"));
     }
     match side {
         Ok(seen) if problems.is_empty() => Ok(format!(

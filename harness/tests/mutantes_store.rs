@@ -17,126 +17,17 @@ use std::sync::OnceLock;
 
 use grader::checks::Catalog;
 use grader::verdict::Exercise;
-use sim::{
-    ChargeError, ChargeId, ChargeRequest, ChargeResult, IdempotencyKey, KeyState, Money, OrderId,
-};
-use support::{Case, Shared, StoreChange, never};
+use support::{Case, never};
 
-/// The one mistake a kit's shared server makes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mistake {
-    /// None: lesson 4's rules (the base every mutant changes).
-    None,
-    /// Compares only the order: the same key with another amount replays.
-    ReuseOtherAmount,
-    /// Compares only the amount: the same key with another order replays.
-    ReuseOtherOrder,
-    /// Rejects a reuse, but writes its row in the ledger first.
-    RejectedReuseWritesRow,
-    /// Rejects a reuse, but stores the second request under the key.
-    RejectedReuseRewritesStore,
-    /// A replay charges again (the ledger grows) and answers the stored
-    /// result.
-    ReplayChargesAgain,
-    /// Charge ids numbered by the calls received, not by ledger rows.
-    ChargeIdsByCalls,
-    /// Answers a reuse with `Err(InFlight)` instead of `Err(KeyReused)`.
-    ReuseAnsweredInFlight,
-    /// Never stores the result: the key stays `InFlight` for ever.
-    InFlightNeverCleared,
-}
-
-/// Lesson 4's claim-charge-store (as the reference does it) with mistake `m`.
-fn lesson4<C: StoreChange>(
-    s: &Shared<C>,
-    key: IdempotencyKey,
-    order_id: OrderId,
-    amount: Money,
-    m: Mistake,
-) -> Result<ChargeResult, ChargeError> {
-    let request = ChargeRequest { order_id, amount };
-    {
-        let mut store = s.store.lock();
-        let found = store.get(&key).copied();
-        if let Some(state) = found {
-            let first = state.request();
-            let same = match m {
-                Mistake::ReuseOtherAmount => first.order_id == order_id,
-                Mistake::ReuseOtherOrder => first.amount == amount,
-                _ => first == request,
-            };
-            if !same {
-                match m {
-                    Mistake::RejectedReuseWritesRow => {
-                        drop(store);
-                        s.charge_new(key, order_id, amount);
-                    }
-                    Mistake::RejectedReuseRewritesStore => {
-                        let rewritten = match state {
-                            KeyState::Completed(_, r) => KeyState::Completed(request, r),
-                            KeyState::InFlight(_) => KeyState::InFlight(request),
-                        };
-                        store.insert(key, rewritten);
-                    }
-                    Mistake::ReuseAnsweredInFlight => return Err(ChargeError::InFlight),
-                    _ => {}
-                }
-                return Err(ChargeError::KeyReused);
-            }
-            return match state {
-                KeyState::Completed(_, result) => {
-                    if m == Mistake::ReplayChargesAgain {
-                        drop(store);
-                        s.charge_new(key, order_id, amount);
-                    }
-                    Ok(result)
-                }
-                KeyState::InFlight(_) => Err(ChargeError::InFlight),
-            };
-        }
-        store.insert(key, KeyState::InFlight(request));
-    }
-    let result = if m == Mistake::ChargeIdsByCalls {
-        let calls = *s.calls.lock();
-        s.write(key, order_id, amount, ChargeId(calls))
-    } else {
-        s.charge_new(key, order_id, amount)
-    };
-    if m != Mistake::InFlightNeverCleared {
-        s.store
-            .lock()
-            .insert(key, KeyState::Completed(request, result));
-    }
-    Ok(result)
-}
-
-/// Declares a [`StoreChange`] that makes mistake `$m`.
-macro_rules! change {
-    ($name:ident, $m:ident) => {
-        #[doc = concat!("Lesson 4's server with mistake `", stringify!($m), "`.")]
-        struct $name;
-        impl StoreChange for $name {
-            fn charge(
-                s: &Shared<Self>,
-                key: IdempotencyKey,
-                order_id: OrderId,
-                amount: Money,
-            ) -> Result<ChargeResult, ChargeError> {
-                lesson4(s, key, order_id, amount, Mistake::$m)
-            }
-        }
-    };
-}
-
-change!(NoMistake, None);
-change!(ReuseOtherAmount, ReuseOtherAmount);
-change!(ReuseOtherOrder, ReuseOtherOrder);
-change!(RejectedReuseWritesRow, RejectedReuseWritesRow);
-change!(RejectedReuseRewritesStore, RejectedReuseRewritesStore);
-change!(ReplayChargesAgain, ReplayChargesAgain);
-change!(ChargeIdsByCalls, ChargeIdsByCalls);
-change!(ReuseAnsweredInFlight, ReuseAnsweredInFlight);
-change!(InFlightNeverCleared, InFlightNeverCleared);
+store_mistake!(NoMistake, None);
+store_mistake!(ReuseOtherAmount, ReuseOtherAmount);
+store_mistake!(ReuseOtherOrder, ReuseOtherOrder);
+store_mistake!(RejectedReuseWritesRow, RejectedReuseWritesRow);
+store_mistake!(RejectedReuseRewritesStore, RejectedReuseRewritesStore);
+store_mistake!(ReplayChargesAgain, ReplayChargesAgain);
+store_mistake!(ChargeIdsByCalls, ChargeIdsByCalls);
+store_mistake!(ReuseAnsweredInFlight, ReuseAnsweredInFlight);
+store_mistake!(InFlightNeverCleared, InFlightNeverCleared);
 
 /// Exercise 4's checks only (fixed and model-based), built once.
 fn store_catalog() -> &'static Catalog {
@@ -190,6 +81,29 @@ fn the_reference_and_the_unchanged_base_get_full_marks_on_exercise_4() {
         let failed = support::failing(&graded);
         assert!(failed.is_empty(), "{failed:#?}");
         assert_eq!(graded.results.len(), 8);
+    }
+}
+
+/// The reference passes exercise 4's model-based check with every seed
+/// the kit uses (the public one and hidden variants'), and a mutant fails
+/// it with each of them.
+#[test]
+fn the_model_check_passes_the_reference_and_catches_a_mutant_with_every_seed() {
+    let reference = support::InProcess::<Reference>::default();
+    let mutant = support::InProcess::<StoreReuseOtherAmount>::default();
+    for seed in [grader::checks::model::PUBLIC_SEED, 1, 7, 99, 123_456_789] {
+        assert_eq!(
+            grader::checks::model::store::run(&reference, seed),
+            Ok(()),
+            "seed {seed}"
+        );
+        assert!(
+            matches!(
+                grader::checks::model::store::run(&mutant, seed),
+                Err(grader::verdict::Verdict::Counterexample { .. })
+            ),
+            "seed {seed}"
+        );
     }
 }
 

@@ -240,6 +240,25 @@ kit!(UnknownByIdsKit {
     reconcile: unknown_by_distinct_ids
 });
 
+// ---------------------------------------------------- exercise 4 (bonus)
+
+store_mistake!(AcceptsOtherAmount, ReuseOtherAmount);
+kit!(AcceptsOtherAmountKit {
+    atomic: support::Shared<AcceptsOtherAmount>
+});
+store_mistake!(ChargesOnReplay, ReplayChargesAgain);
+kit!(ChargesOnReplayKit {
+    atomic: support::Shared<ChargesOnReplay>
+});
+store_mistake!(ConflictForReuse, ReuseAnsweredInFlight);
+kit!(ConflictForReuseKit {
+    atomic: support::Shared<ConflictForReuse>
+});
+store_mistake!(NeverCompletes, InFlightNeverCleared);
+kit!(NeverCompletesKit {
+    atomic: support::Shared<NeverCompletes>
+});
+
 // ----------------------------------------------------------------- table
 
 /// One honest mistake and what the first failing check shown must say.
@@ -340,6 +359,46 @@ const MISTAKES: &[Mistake] = &[
         first: "",
         must: &["network.send", "directamente"],
         must_not: &["nadie pidió", "ledger"],
+    },
+    // Exercise 4 (bonus).
+    Mistake {
+        what: "store: la misma key con otro monto se acepta como replay",
+        grade: support::grade_in_process::<AcceptsOtherAmountKit>,
+        exercise: Exercise::Store,
+        first: "la misma key con otro monto es Err(KeyReused)",
+        must: &[
+            "otro monto ($400 en vez de $500)",
+            "tu servidor la aceptó",
+            "422",
+        ],
+        must_not: &["InFlight", "en curso"],
+    },
+    Mistake {
+        what: "store: el replay vuelve a cobrar",
+        grade: support::grade_in_process::<ChargesOnReplayKit>,
+        exercise: Exercise::Store,
+        first: "replay: la misma key con la misma request",
+        must: &["escribió 1 fila(s) en el ledger", "sin tocar el ledger"],
+        must_not: &["KeyReused", "InFlight"],
+    },
+    Mistake {
+        what: "store: responde en curso (409) a una reutilización",
+        grade: support::grade_in_process::<ConflictForReuseKit>,
+        exercise: Exercise::Store,
+        first: "la misma key con otro monto es Err(KeyReused)",
+        must: &["Err(InFlight)", "ya había terminado", "Err(KeyReused)"],
+        must_not: &["aceptó", "ledger cambió"],
+    },
+    Mistake {
+        what: "store: la key queda en curso para siempre",
+        grade: support::grade_in_process::<NeverCompletesKit>,
+        exercise: Exercise::Store,
+        first: "nunca recibe Err(InFlight)",
+        must: &[
+            "Err(InFlight)",
+            "ya había terminado antes de que esta empezara",
+        ],
+        must_not: &["KeyReused", "escribió"],
     },
     // Exercise 3.
     Mistake {

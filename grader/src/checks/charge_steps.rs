@@ -80,13 +80,14 @@ pub fn table(
                 .get(i)
                 .map_or("?".to_string(), |a| a.rows.to_string())
         );
-        cells.push(Ok([
-            format!("{}.", i + 1),
-            format!("{} {} {}", name(c.key), c.order_id, c.amount),
+        cells.push(Ok(step(
+            i,
+            c,
+            name,
             format!("{} {what}", short_result(&result)),
             yours,
             rows,
-        ]));
+        )));
     }
     let marked = parts.map(|p| format!("{}.", p + 1));
     lines.extend(columns(
@@ -232,26 +233,52 @@ fn final_ledger_line(
     want: &Played,
     name: &dyn Fn(IdempotencyKey) -> String,
 ) -> String {
-    let row = |r: Option<&LedgerEntry>| {
-        r.map_or("ninguna".to_string(), |r| {
-            format!(
-                "{} {} {} {}",
-                r.charge_id,
-                r.order_id,
-                r.amount,
-                name(r.key)
-            )
-        })
-    };
-    let n = (0..want.ledger.len().max(got.ledger.len()))
-        .find(|&i| want.ledger.get(i) != got.ledger.get(i))
-        .unwrap_or(0);
+    let n = first_row_difference(&got.ledger, &want.ledger);
     format!(
         "las respuestas coinciden; la fila {} del ledger: modelo {}, tuya {}",
         n + 1,
-        row(want.ledger.get(n)),
-        row(got.ledger.get(n))
+        describe_row(want.ledger.get(n), name),
+        describe_row(got.ledger.get(n), name)
     )
+}
+
+/// The first row (0-based) where two ledgers differ; 0 when they do not.
+pub fn first_row_difference(got: &[LedgerEntry], want: &[LedgerEntry]) -> usize {
+    (0..got.len().max(want.len()))
+        .find(|&n| got.get(n) != want.get(n))
+        .unwrap_or(0)
+}
+
+/// `ch_0001 ord_0001 $500 K1`, or `ninguna`.
+pub fn describe_row(r: Option<&LedgerEntry>, name: &dyn Fn(IdempotencyKey) -> String) -> String {
+    r.map_or("ninguna".to_string(), |r| {
+        format!(
+            "{} {} {} {}",
+            r.charge_id,
+            r.order_id,
+            r.amount,
+            name(r.key)
+        )
+    })
+}
+
+/// One row of a step table: step `i` (0-based), the call, then the model's,
+/// the code's and the row-count cells.
+pub fn step(
+    i: usize,
+    c: &Call,
+    name: &dyn Fn(IdempotencyKey) -> String,
+    model: String,
+    yours: String,
+    rows: String,
+) -> [String; 5] {
+    [
+        format!("{}.", i + 1),
+        format!("{} {} {}", name(c.key), c.order_id, c.amount),
+        model,
+        yours,
+        rows,
+    ]
 }
 
 #[cfg(test)]

@@ -72,7 +72,8 @@ const KB: IdempotencyKey = IdempotencyKey(0x0000_0002_0000_0005);
 /// Calls in the non-idempotent check: enough to pass 255 and 256 rows.
 const MANY_CALLS: usize = 300;
 
-fn call(key: IdempotencyKey, order: u64, amount: Money) -> Call {
+/// A call of a fixed check's script: `key`, order `order`, `amount`.
+pub(crate) fn call(key: IdempotencyKey, order: u64, amount: Money) -> Call {
     Call {
         key,
         order_id: OrderId(order),
@@ -80,7 +81,8 @@ fn call(key: IdempotencyKey, order: u64, amount: Money) -> Call {
     }
 }
 
-fn dollars(n: i64) -> Money {
+/// `n` whole dollars.
+pub(crate) fn dollars(n: i64) -> Money {
     Money::from_dollars(n)
 }
 

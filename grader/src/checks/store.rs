@@ -17,9 +17,11 @@
 use protocol::{Call, Job, Observation, SharedAnswered};
 use sim::{
     ChargeError, ChargeId, ChargeRequest, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry,
-    Money, OrderId,
+    Money,
 };
 
+use crate::checks::charge_steps::{describe_row, first_row_difference};
+use crate::checks::server::{call, dollars};
 use crate::checks::store_steps;
 use crate::runner::{self, Execute};
 use crate::verdict::{Hint, Verdict};
@@ -104,18 +106,6 @@ const THREADS: &str = "usa los candados del mundo, sim::sync::Mutex (`use sim::s
 const K1: IdempotencyKey = IdempotencyKey(0x4001_0000_0000_0001);
 const K2: IdempotencyKey = IdempotencyKey(0x4001_0000_0000_0002);
 const K3: IdempotencyKey = IdempotencyKey(0x4001_0000_0000_0003);
-
-fn call(key: IdempotencyKey, order: u64, amount: Money) -> Call {
-    Call {
-        key,
-        order_id: OrderId(order),
-        amount,
-    }
-}
-
-fn dollars(n: i64) -> Money {
-    Money::from_dollars(n)
-}
 
 /// The short name of a fixed check's key (`K1`), or the key itself.
 fn label(key: IdempotencyKey) -> String {
@@ -335,26 +325,6 @@ fn what_call(calls: &[Call], i: usize, name: &dyn Fn(IdempotencyKey) -> String) 
     )
 }
 
-/// The first row where two ledgers differ, 0-based.
-fn first_row_difference(got: &[LedgerEntry], want: &[LedgerEntry]) -> usize {
-    (0..got.len().max(want.len()))
-        .find(|&n| got.get(n) != want.get(n))
-        .unwrap_or(0)
-}
-
-/// `ch_0001 ord_0001 $500 K1`, or `ninguna`.
-pub fn describe_row(r: Option<&LedgerEntry>, name: &dyn Fn(IdempotencyKey) -> String) -> String {
-    r.map_or("ninguna".to_string(), |r| {
-        format!(
-            "{} {} {} {}",
-            r.charge_id,
-            r.order_id,
-            r.amount,
-            name(r.key)
-        )
-    })
-}
-
 /// What call `i` did differently, in one line: only what was observed.
 pub fn describe_got(
     calls: &[Call],
@@ -557,6 +527,7 @@ pub fn diagnose(calls: &[Call], got: &Answers, want: &Answers, i: usize) -> Hint
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim::OrderId;
 
     /// The model answers lesson 4's cases: charge, replay, 422, and the
     /// first key still replays its own result.

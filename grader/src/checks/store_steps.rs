@@ -7,7 +7,7 @@
 use protocol::Call;
 use sim::IdempotencyKey;
 
-use crate::checks::charge_steps::{WIDTH, columns};
+use crate::checks::charge_steps::{WIDTH, columns, step};
 use crate::checks::store::{Answers, Model, parting, short, written};
 
 /// Calls shown before the difference of a long script, and at its end.
@@ -51,13 +51,14 @@ pub fn table(
             got.get(i)
                 .map_or("?".to_string(), |a| a.ledger.len().to_string())
         );
-        cells.push(Ok([
-            format!("{}.", i + 1),
-            format!("{} {} {}", name(c.key), c.order_id, c.amount),
+        cells.push(Ok(step(
+            i,
+            c,
+            name,
             format!("{} {what}", short(&want[i].result)),
             yours,
             rows,
-        ]));
+        )));
     }
     let marked = parts.map(|p| format!("{}.", p + 1));
     lines.extend(columns(

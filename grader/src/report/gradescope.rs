@@ -4,10 +4,10 @@
 //! `name`, `number`, `score`, `max_score`, `status`, `output` (the Spanish
 //! explanation) and `visibility` from the rubric.
 //!
-//! The bonus (exercise 4) is extra credit: its tests carry `max_score` 0
-//! and the points they earned, named `bonus · …` and tagged `bonus`, and
-//! the top-level `score` adds them on top of the 100 (Gradescope takes a
-//! score above the assignment's points as extra credit).
+//! The bonus (exercise 4) is extra credit: its tests are named `bonus · …`
+//! and tagged `bonus`, and the top-level `score` adds their points on top
+//! of the 100. Gradescope grades out of the assignment's own points (100,
+//! set by the instructor), so a score above them is extra credit.
 
 use serde::Serialize;
 
@@ -122,9 +122,7 @@ fn test(row: &Row) -> Test {
         ),
         number: row.number.clone(),
         score: row.points,
-        // Extra credit: a bonus test adds its points without raising the
-        // maximum.
-        max_score: if row.bonus { Points::ZERO } else { row.max },
+        max_score: row.max,
         status: if row.verdict.passed() {
             "passed"
         } else {

@@ -186,9 +186,13 @@ impl Sheet {
 
     /// Whether every check outside the bonus passed: full marks, whatever
     /// the bonus says (a pending or failing bonus is never a failure of the
-    /// grade).
+    /// grade). A run that graded only the bonus (`--ejercicio atomico`) is
+    /// full marks when every bonus check passed.
     pub fn full_marks(&self) -> bool {
-        self.rows.iter().all(|r| r.bonus || r.verdict.passed())
+        let only_bonus = self.rows.iter().all(|r| r.bonus);
+        self.rows
+            .iter()
+            .all(|r| (r.bonus && !only_bonus) || r.verdict.passed())
     }
 
     /// Checks passed and checks run, the bonus apart.
@@ -270,10 +274,20 @@ impl Sheet {
         let bonus = self
             .bonus_part()
             .map_or(String::new(), |b| format!(" · {b}"));
+        let (passed, total) = self.passed();
+        if total == 0 && self.has_bonus() {
+            // Only the bonus was graded (`--ejercicio atomico`).
+            let bonus = self.bonus_part().unwrap_or_default();
+            let state = if self.compile_errors().is_some() {
+                " (no compila)"
+            } else {
+                ""
+            };
+            return format!("Puntaje: {bonus}{state}");
+        }
         if self.compile_errors().is_some() {
             return format!("Puntaje: {points}/{max} puntos (no compila){bonus}");
         }
-        let (passed, total) = self.passed();
         format!("Puntaje: {points}/{max} puntos ({passed}/{total} verificaciones){bonus}")
     }
 

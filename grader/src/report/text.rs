@@ -276,6 +276,10 @@ fn progress(sheet: &Sheet) -> String {
     let whole = main.len() == all_main;
     let mut head = if whole {
         format!("Progreso: {}/{all_main} ejercicios", done.len())
+    } else if main.is_empty() {
+        // Only the bonus was graded (`--ejercicio atomico`).
+        let names: Vec<&str> = graded.iter().map(|e| e.id()).collect();
+        format!("Progreso: {} (bonus)", names.join(", "))
     } else {
         let (points, max) = sheet.total();
         let names: Vec<&str> = graded.iter().map(|e| e.id()).collect();

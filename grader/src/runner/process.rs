@@ -233,6 +233,15 @@ impl Execute for HarnessProcess {
             }
         }
     }
+
+    fn explorer(&self) -> Result<&dyn Execute, Verdict> {
+        match &self.explorer {
+            Some(lazy) => lazy.get(),
+            None => Err(Verdict::Crashed {
+                what: "este harness no tiene el explorador de horarios".to_string(),
+            }),
+        }
+    }
 }
 
 impl HarnessProcess {
@@ -289,15 +298,6 @@ impl HarnessProcess {
         }
         self.end(&mut child, cell.as_ref());
         finish(results, jobs.len())
-    }
-
-    fn explorer(&self) -> Result<&dyn Execute, Verdict> {
-        match &self.explorer {
-            Some(lazy) => lazy.get(),
-            None => Err(Verdict::Crashed {
-                what: "este harness no tiene el explorador de horarios".to_string(),
-            }),
-        }
     }
 }
 

@@ -115,6 +115,29 @@ pub fn default_check_count() -> usize {
     grader::checks::Catalog::new(fixtures(), &[]).checks.len()
 }
 
+/// How many checks of the kit's default catalog count for the 100 (the
+/// bonus exercises' checks apart), and how many are the bonus's.
+pub fn graded_and_bonus_check_counts() -> (usize, usize) {
+    let rubric = grader::rubric::Rubric::kit().unwrap();
+    let catalog = grader::checks::Catalog::new(fixtures(), &[]);
+    let bonus = catalog
+        .checks
+        .iter()
+        .filter(|c| rubric.is_bonus(c.exercise.id()))
+        .count();
+    (catalog.checks.len() - bonus, bonus)
+}
+
+/// The points of the kit's bonus: its listed checks.
+pub fn bonus_points() -> f64 {
+    let rubric = grader::rubric::Rubric::kit().unwrap();
+    rubric
+        .bonus
+        .iter()
+        .map(|e| rubric.listed_total(e).as_f64())
+        .sum()
+}
+
 /// The kit's fixtures (`fixtures/*.toml`), as the grader loads them.
 pub fn fixtures() -> Vec<grader::fixture::Scenario> {
     grader::fixture::Scenario::load_dir(&repo().join("fixtures")).expect("the kit's fixtures load")
@@ -253,7 +276,7 @@ pub fn junit(xml: &str) -> quick_junit::Report {
     let mut tests = 0;
     let mut failures = 0;
     let mut errors = 0;
-    let known = ["cobro", "cliente", "reconciliacion"];
+    let known = grader::catalog::ids();
     let mut last = 0;
     for suite in &report.test_suites {
         let i = known

@@ -3,14 +3,14 @@
 //! suite (`pistas.rs`). Each is the reference with one change.
 
 use sim::{
-    ChargeOutcome, ChargeResult, IdempotencyKey, LedgerEntry, Money, Network, Order, OrderId,
-    Payments, Percent, Reconciliation,
+    ChargeError, ChargeId, ChargeOutcome, ChargeRequest, ChargeResult, IdempotencyKey, KeyState,
+    LedgerEntry, Money, Network, Order, OrderId, Payments, Percent, Reconciliation,
 };
 use solutions::PaymentsServer;
 use solutions::reconciliation::reconcile;
 use std::collections::HashMap;
 
-use super::{Changed, ServerChange};
+use super::{Changed, ServerChange, Shared, StoreChange};
 
 /// Server: the store keyed by the whole request `(key, order_id, amount)`,
 /// so a retry carrying another amount is charged again.
@@ -117,4 +117,120 @@ pub fn netted(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
         overcharge_pct: Percent::of(overcharge, r.intended),
         ..r
     }
+}
+
+// ------------------------------------------------- exercise 4 (bonus)
+
+/// The one mistake a kit's shared server makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreMistake {
+    /// None: lesson 4's rules (the base every mutant changes).
+    None,
+    /// Compares only the order: the same key with another amount replays.
+    ReuseOtherAmount,
+    /// Compares only the amount: the same key with another order replays.
+    ReuseOtherOrder,
+    /// Rejects a reuse, but writes its row in the ledger first.
+    RejectedReuseWritesRow,
+    /// Rejects a reuse, but stores the second request under the key.
+    RejectedReuseRewritesStore,
+    /// A replay charges again (the ledger grows) and answers the stored
+    /// result.
+    ReplayChargesAgain,
+    /// Charge ids numbered by the calls received, not by ledger rows.
+    ChargeIdsByCalls,
+    /// Answers a reuse with `Err(InFlight)` instead of `Err(KeyReused)`.
+    ReuseAnsweredInFlight,
+    /// Never stores the result: the key stays `InFlight` for ever.
+    InFlightNeverCleared,
+}
+
+/// Lesson 4's claim-charge-store (as the reference does it) with mistake `m`.
+pub fn lesson4<C: StoreChange>(
+    s: &Shared<C>,
+    key: IdempotencyKey,
+    order_id: OrderId,
+    amount: Money,
+    m: StoreMistake,
+) -> Result<ChargeResult, ChargeError> {
+    let request = ChargeRequest { order_id, amount };
+    {
+        let mut store = s.store.lock();
+        let found = store.get(&key).copied();
+        if let Some(state) = found {
+            let first = state.request();
+            let same = match m {
+                StoreMistake::ReuseOtherAmount => first.order_id == order_id,
+                StoreMistake::ReuseOtherOrder => first.amount == amount,
+                _ => first == request,
+            };
+            if !same {
+                match m {
+                    StoreMistake::RejectedReuseWritesRow => {
+                        drop(store);
+                        s.charge_new(key, order_id, amount);
+                    }
+                    StoreMistake::RejectedReuseRewritesStore => {
+                        let rewritten = match state {
+                            KeyState::Completed(_, r) => KeyState::Completed(request, r),
+                            KeyState::InFlight(_) => KeyState::InFlight(request),
+                        };
+                        store.insert(key, rewritten);
+                    }
+                    StoreMistake::ReuseAnsweredInFlight => return Err(ChargeError::InFlight),
+                    _ => {}
+                }
+                return Err(ChargeError::KeyReused);
+            }
+            return match state {
+                KeyState::Completed(_, result) => {
+                    if m == StoreMistake::ReplayChargesAgain {
+                        drop(store);
+                        s.charge_new(key, order_id, amount);
+                    }
+                    Ok(result)
+                }
+                KeyState::InFlight(_) => Err(ChargeError::InFlight),
+            };
+        }
+        store.insert(key, KeyState::InFlight(request));
+    }
+    let result = if m == StoreMistake::ChargeIdsByCalls {
+        let calls = *s.calls.lock();
+        s.write(key, order_id, amount, ChargeId(calls))
+    } else {
+        s.charge_new(key, order_id, amount)
+    };
+    if m != StoreMistake::InFlightNeverCleared {
+        s.store
+            .lock()
+            .insert(key, KeyState::Completed(request, result));
+    }
+    Ok(result)
+}
+
+/// Declares a [`StoreChange`] named `$name` that makes mistake `$m`
+/// ([`StoreMistake`]).
+#[macro_export]
+macro_rules! store_mistake {
+    ($name:ident, $m:ident) => {
+        #[doc = concat!("Lesson 4's server with mistake `", stringify!($m), "`.")]
+        struct $name;
+        impl support::StoreChange for $name {
+            fn charge(
+                s: &support::Shared<Self>,
+                key: sim::IdempotencyKey,
+                order_id: sim::OrderId,
+                amount: sim::Money,
+            ) -> Result<sim::ChargeResult, sim::ChargeError> {
+                support::mistakes::lesson4(
+                    s,
+                    key,
+                    order_id,
+                    amount,
+                    support::mistakes::StoreMistake::$m,
+                )
+            }
+        }
+    };
 }

@@ -211,7 +211,7 @@ fn late_replay(idempotent: bool, calls: &[Call], got: &Played, want: &Played) ->
 }
 
 /// Short names for the keys of a trace, in order of first use: `K1`, `K2`…
-fn labels(calls: &[Call]) -> BTreeMap<IdempotencyKey, String> {
+pub(crate) fn labels(calls: &[Call]) -> BTreeMap<IdempotencyKey, String> {
     let mut names = BTreeMap::new();
     for c in calls {
         let n = names.len() + 1;

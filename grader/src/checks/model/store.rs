@@ -149,7 +149,7 @@ impl Family for Store {
         let Some(i) = store::parting(&got, &want) else {
             return Outcome::Agrees;
         };
-        let names = labels(&calls);
+        let names = super::server::labels(&calls);
         let name = |k: IdempotencyKey| names.get(&k).cloned().unwrap_or_else(|| k.to_string());
         let mut trace = store_steps::table(&calls, &got, &want, &name);
         trace.push(store::describe_got(&calls, &got, &want, i, &name));
@@ -165,16 +165,6 @@ impl Family for Store {
             case.steps.len()
         )
     }
-}
-
-/// Short names for the keys of a trace, in order of first use: `K1`, `K2`…
-fn labels(calls: &[Call]) -> BTreeMap<IdempotencyKey, String> {
-    let mut names = BTreeMap::new();
-    for c in calls {
-        let n = names.len() + 1;
-        names.entry(c.key).or_insert_with(|| format!("K{n}"));
-    }
-    names
 }
 
 #[cfg(test)]
