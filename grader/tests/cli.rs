@@ -45,7 +45,7 @@ fn the_solutions_pass_every_check() {
     assert_eq!(passed, total, "{out}");
     assert_eq!(bonus, "bonus 20/20", "{out}");
     assert!(
-        out.contains("Ejercicio 4 · El store atómico (lección 4, bonus): ✓ 8/8 verificaciones · 20/20 puntos de bonus"),
+        out.contains("Ejercicio 4 · El store atómico (lección 4, bonus): ✓ 14/14 verificaciones · 20/20 puntos de bonus"),
         "{out}"
     );
 }
