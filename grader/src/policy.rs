@@ -691,10 +691,24 @@ impl Scan {
                     i += 1;
                 }
                 TokenTree::Punct(p) => {
+                    if p.as_char() == '*'
+                        && let Some(TokenTree::Ident(k)) = toks.get(i + 1)
+                        && (k == "const" || k == "mut")
+                    {
+                        self.raw_pointer(p.span());
+                    }
                     at_start = matches!(p.as_char(), ',' | ';');
                     i += 1;
                 }
-                TokenTree::Literal(_) => {
+                TokenTree::Literal(l) => {
+                    let text = l.to_string();
+                    if text.contains(":p}") || text.contains(":#p}") {
+                        self.add(
+                            l.span(),
+                            "{:p} (la dirección de un valor)",
+                            Kind::Introspection,
+                        );
+                    }
                     at_start = false;
                     i += 1;
                 }
@@ -704,6 +718,17 @@ impl Scan {
                 }
             }
         }
+    }
+
+    /// A raw pointer type (`*const T`, `*mut T`): an address as a number
+    /// tells the code where and how it is built (the size of a lock, where
+    /// a value lives), never what it was asked to do.
+    fn raw_pointer(&mut self, at: proc_macro2::Span) {
+        self.add(
+            at,
+            "*const/*mut (un puntero crudo: la dirección de un valor)",
+            Kind::Introspection,
+        );
     }
 
     /// The path that starts at `toks[i]` (`id`); the index after it.
@@ -971,6 +996,9 @@ impl<'ast> Visit<'ast> for Scan {
     fn visit_type(&mut self, t: &'ast syn::Type) {
         if let syn::Type::Verbatim(ts) = t {
             self.tokens(ts.clone(), &[]);
+        }
+        if let syn::Type::Ptr(p) = t {
+            self.raw_pointer(p.star_token.span);
         }
         visit::visit_type(self, t);
     }

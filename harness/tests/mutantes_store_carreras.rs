@@ -237,7 +237,46 @@ impl SharedPayments for MarksAfterCharging {
     }
 }
 
+/// Claims the key atomically, but once a retry has collided with it the
+/// call that charged answers `Err(InFlight)` too ("everybody retries"): the
+/// caller whose charge went through never gets its result (the breaker's
+/// finding: it had full marks).
+#[derive(Debug, Default)]
+struct ChargerAnswersInFlight(Parts, Mutex<Vec<IdempotencyKey>>);
+
+impl SharedPayments for ChargerAnswersInFlight {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
+        let request = ChargeRequest { order_id, amount };
+        {
+            let mut store = self.0.store.lock();
+            let known = Parts::known(store.get(&key).copied(), request);
+            if known == Some(Err(ChargeError::InFlight)) {
+                self.1.lock().push(key);
+            }
+            if let Some(answer) = known {
+                return answer;
+            }
+            store.insert(key, KeyState::InFlight(request));
+        }
+        let result = self.0.charge(key, order_id, amount);
+        self.0.store_result(key, request, result);
+        if self.1.lock().contains(&key) {
+            return Err(ChargeError::InFlight);
+        }
+        Ok(result)
+    }
+    fn ledger(&self) -> Vec<LedgerEntry> {
+        self.0.ledger.lock().clone()
+    }
+}
+
 kit!(Reference, solutions::AtomicPaymentsServer);
+kit!(ChargerInFlightKit, ChargerAnswersInFlight);
 // Check-then-insert: the lookup and the insert under two separate critical
 // sections, no in-flight mark between them (lesson 4's contrast in `sim`).
 kit!(CheckThenInsertKit, sim::non_atomic::CheckThenInsertServer);
@@ -562,4 +601,22 @@ fn a_deadlock_names_the_schedule_it_happened_in() {
         }
         other => panic!("se esperaba el bloqueo mutuo, no {other:?}"),
     }
+}
+
+#[test]
+fn the_call_that_charged_answering_in_flight_is_caught() {
+    let (summary, trace, hint) = caught::<ChargerInFlightKit>(TWO_RETRIES);
+    assert!(
+        summary.ends_with("se esperaba ch_0001 $500 para la llamada que cobró K1"),
+        "{summary}"
+    );
+    assert!(
+        trace[1].ends_with("← aquí responde Err(InFlight) (409, en curso)"),
+        "{}",
+        trace[1]
+    );
+    assert!(
+        hint.starts_with("la llamada que escribió la fila en el ledger recibe su resultado"),
+        "{hint}"
+    );
 }

@@ -438,8 +438,29 @@ pub fn broken(history: &History, o: &Outcome) -> Option<Broken> {
             status: ChargeStatus::Captured,
         };
         let done = answer_step(o, |r| *r == Ok(result));
+        // The step that pushed the key's row, and its thread: the call that
+        // was running it is the one that charged, and it gets its result.
+        let pushed = o.steps.iter().enumerate().find_map(|(s, step)| match step {
+            Step::Ledger { thread, added } if added.contains(&entry) => Some((s, *thread)),
+            _ => None,
+        });
         for (thread, c, reply) in calls.iter().filter(|(_, c, _)| c.key == key) {
             let same = request(c) == charged;
+            let charged_it = pushed.is_some_and(|(s, t)| {
+                t == *thread
+                    && o.steps.iter().position(
+                        |st| matches!(st, Step::Called { thread: u, call } if u == thread && call == *c),
+                    ) < Some(s)
+                    && reply_step(o, *thread, c).is_some_and(|r| r > s)
+            });
+            if charged_it && matches!(reply, Err(ChargeError::InFlight)) {
+                return Some(Broken {
+                    at: reply_step(o, *thread, c),
+                    mark: format!("← aquí responde {}", short(reply)),
+                    expected: format!("{} para la llamada que cobró {}", short(&Ok(result)), label(key)),
+                    hint: "la llamada que escribió la fila en el ledger recibe su resultado: Err(InFlight) es para otra llamada que llega mientras esta sigue cobrando".to_string(),
+                });
+            }
             let fine = match reply {
                 Ok(r) => same && *r == result,
                 Err(ChargeError::InFlight) => same && !began_after(o, *thread, c, done),

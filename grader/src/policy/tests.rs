@@ -620,3 +620,36 @@ fn exercise_4_takes_sim_sync_and_is_told_to_use_it_for_std_sync() {
         )
     );
 }
+
+/// The breaker's explorer detector: the stride between two locks, taken
+/// through raw pointers, tells std's `Mutex` from the explorer's; `{:p}`
+/// prints the same address. Both are refused; `*` as a product or a
+/// dereference is not.
+#[test]
+fn addresses_are_refused() {
+    let cast = "fn explored(p: &[u8; 2]) -> bool {\n    (&p[1] as *const u8 as usize) - (&p[0] as *const u8 as usize) > 8\n}\n";
+    assert_eq!(
+        short(cast),
+        [
+            format!("2:15: usa *const/*mut (un puntero crudo: la dirección de un valor) ({INTRO})"),
+            format!("2:47: usa *const/*mut (un puntero crudo: la dirección de un valor) ({INTRO})"),
+        ]
+    );
+    assert_eq!(
+        short("fn f(x: &u8) -> String { format!(\"{:p}\", x) }"),
+        [format!(
+            "1:34: usa {{:p}} (la dirección de un valor) ({INTRO})"
+        )]
+    );
+    assert_eq!(
+        short("fn f(x: &u8) -> bool { let p: *mut u8 = std::ptr::null_mut(); p.is_null() }")
+            .first()
+            .map(String::as_str),
+        Some(
+            format!("1:31: usa *const/*mut (un puntero crudo: la dirección de un valor) ({INTRO})")
+                .as_str()
+        )
+    );
+    assert!(short("fn f(a: &mut u64, b: u64) -> u64 { *a *= 2; *a * b }").is_empty());
+    assert!(short("fn f(x: u8) -> String { format!(\"{x:?} {:>3}\", 1) }").is_empty());
+}
