@@ -275,7 +275,38 @@ impl SharedPayments for ChargerAnswersInFlight {
     }
 }
 
+/// Atomic only for the small keys the fixed checks use (K1, K2): for any
+/// other key, check-then-insert (the breaker's finding: it had full marks).
+#[derive(Debug, Default)]
+struct CarefulOnlyForSmallKeys(
+    solutions::AtomicPaymentsServer,
+    sim::non_atomic::CheckThenInsertServer,
+);
+
+impl SharedPayments for CarefulOnlyForSmallKeys {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
+        if key.0 < 1000 {
+            self.0.charge(key, order_id, amount)
+        } else {
+            self.1.charge(key, order_id, amount)
+        }
+    }
+    fn ledger(&self) -> Vec<LedgerEntry> {
+        // Only one of the two servers is used in a history of large keys;
+        // the caught case has no small key.
+        let mut rows = self.0.ledger();
+        rows.extend(self.1.ledger());
+        rows
+    }
+}
+
 kit!(Reference, solutions::AtomicPaymentsServer);
+kit!(SmallKeysKit, CarefulOnlyForSmallKeys);
 kit!(ChargerInFlightKit, ChargerAnswersInFlight);
 // Check-then-insert: the lookup and the insert under two separate critical
 // sections, no in-flight mark between them (lesson 4's contrast in `sim`).
@@ -618,5 +649,19 @@ fn the_call_that_charged_answering_in_flight_is_caught() {
     assert!(
         hint.starts_with("la llamada que escribió la fila en el ledger recibe su resultado"),
         "{hint}"
+    );
+}
+
+#[test]
+fn a_store_careful_only_with_the_fixed_checks_keys_is_caught() {
+    let (summary, trace, _) = caught::<SmallKeysKit>(GENERATED);
+    assert!(
+        summary.starts_with("2 hilo(s), 2 llamada(s) · "),
+        "{summary}"
+    );
+    assert!(
+        trace[1].contains("← aquí se cuela el segundo cobro"),
+        "{}",
+        trace[1]
     );
 }

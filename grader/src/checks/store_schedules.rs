@@ -758,9 +758,11 @@ fn counterexample(history: &History, explored: &[Explored], seed: u64) -> Verdic
 // -------------------------------------------------------------- generated
 
 /// `count` histories of concurrent retries drawn with `seed`: 2 or 3
-/// threads of 1–2 calls, keys K1–K2, each key with its request and now and
-/// then another amount (a reuse), and sometimes a call that completes
-/// before the threads start (replays after completion).
+/// threads of 1–2 calls over two keys ([`Pick`]: K1–K2 one time in three,
+/// otherwise keys, orders and amounts over the contract's whole domain),
+/// each key with its request and now and then another amount (a reuse),
+/// and sometimes a call that completes before the threads start (replays
+/// after completion).
 pub fn generated(seed: u64, count: usize) -> Vec<History> {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
@@ -768,8 +770,9 @@ pub fn generated(seed: u64, count: usize) -> Vec<History> {
     let mut rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
     let mut out = Vec::with_capacity(count);
     for _ in 0..count {
+        let pick = Pick::drawn(&mut rng);
         let before = if below(&mut rng, 3) == 0 {
-            vec![call(1, 1, 500)]
+            vec![pick.call(0, false)]
         } else {
             Vec::new()
         };
@@ -777,7 +780,7 @@ pub fn generated(seed: u64, count: usize) -> Vec<History> {
         let threads = (0..count)
             .map(|_| {
                 let calls = 1 + below(&mut rng, 2) as usize;
-                (0..calls).map(|_| drawn_call(&mut rng)).collect()
+                (0..calls).map(|_| pick.drawn_call(&mut rng)).collect()
             })
             .collect();
         out.push(History { before, threads });
@@ -789,12 +792,80 @@ fn below(rng: &mut TestRng, n: u64) -> u64 {
     rng.next_u64() % n
 }
 
-/// K1 or K2, with its request ($500) or, one time in five, another amount
-/// ($300: a reuse).
-fn drawn_call(rng: &mut TestRng) -> Call {
-    let key = 1 + below(rng, 2);
-    let reuse = below(rng, 5) == 0;
-    call(key, key, if reuse { 300 } else { 500 })
+/// The two keys of one generated history, each with its request: K1/K2
+/// for orders 1/2 at $500 one time in three (the fixed checks' values);
+/// otherwise drawn over the contract's domain (any 64-bit key, 0,
+/// u64::MAX, keys that share a 32-bit half; order ids 0, u64::MAX or any;
+/// amounts from 1 cent to 10^13 cents), so that a store that is careful
+/// only with the fixed checks' keys, orders or amounts is found.
+struct Pick {
+    keys: [u64; 2],
+    orders: [u64; 2],
+    cents: [i64; 2],
+}
+
+impl Pick {
+    fn drawn(rng: &mut TestRng) -> Pick {
+        if below(rng, 3) == 0 {
+            return Pick {
+                keys: [1, 2],
+                orders: [1, 2],
+                cents: [50_000, 50_000],
+            };
+        }
+        let first = match below(rng, 4) {
+            0 => u64::MAX,
+            1 => 0,
+            _ => rng.next_u64(),
+        };
+        let second = match below(rng, 3) {
+            // The same low half, another high half.
+            0 => first ^ (1 << 40),
+            // The same high half, another low half.
+            1 => first ^ 1,
+            _ => rng.next_u64(),
+        };
+        let second = if second == first { first ^ 2 } else { second };
+        let order = |rng: &mut TestRng| match below(rng, 4) {
+            0 => 0,
+            1 => u64::MAX,
+            _ => rng.next_u64() >> below(rng, 64),
+        };
+        let cents = |rng: &mut TestRng| match below(rng, 3) {
+            0 => 1,
+            _ => 1 + (rng.next_u64() % 10_000_000_000_000) as i64,
+        };
+        Pick {
+            keys: [first, second],
+            orders: [order(rng), order(rng)],
+            cents: [cents(rng), cents(rng)],
+        }
+    }
+
+    /// Key `i` with its request, or with another amount (a reuse).
+    fn call(&self, i: usize, reuse: bool) -> Call {
+        let cents = self.cents[i];
+        let cents = if !reuse {
+            cents
+        } else if cents > 1 {
+            cents - 1
+        } else {
+            2
+        };
+        Call {
+            key: IdempotencyKey(self.keys[i]),
+            order_id: OrderId(self.orders[i]),
+            amount: Money::from_cents(cents),
+        }
+    }
+
+    /// One of the two keys, with its request or, one time in five, another
+    /// amount (a reuse).
+    fn drawn_call(&self, rng: &mut TestRng) -> Call {
+        let i = below(rng, 2) as usize;
+        let reuse = below(rng, 5) == 0;
+        self.call(i, reuse)
+    }
 }
 
 // ----------------------------------------------------------------- replay
@@ -1144,11 +1215,24 @@ mod tests {
         assert!(a.iter().all(|h| (2..=3).contains(&h.threads.len())));
         assert!(a.iter().any(|h| !h.before.is_empty()));
         assert!(a.iter().any(|h| h.threads.len() == 3));
+        let calls: Vec<&Call> = a.iter().flat_map(|h| h.threads.iter().flatten()).collect();
+        // A reuse (the same key with another amount) in some history.
+        assert!(a.iter().any(|h| {
+            let all: Vec<&Call> = h.threads.iter().flatten().chain(&h.before).collect();
+            all.iter()
+                .any(|c| all.iter().any(|d| d.key == c.key && d.amount != c.amount))
+        }));
+        // The fixed checks' values and the domain's edges both appear.
+        assert!(calls.iter().any(|c| c.key == IdempotencyKey(1)));
+        assert!(calls.iter().any(|c| c.key.0 > u64::from(u32::MAX)));
+        assert!(calls.iter().any(|c| c.key.0 == u64::MAX || c.key.0 == 0));
         assert!(
-            a.iter()
-                .flat_map(|h| h.threads.iter().flatten())
-                .any(|c| c.amount == Money::from_dollars(300))
+            calls
+                .iter()
+                .any(|c| c.order_id.0 == 0 || c.order_id.0 == u64::MAX)
         );
+        assert!(calls.iter().any(|c| c.amount == Money::from_cents(1)));
+        assert!(calls.iter().any(|c| c.amount.cents() > 1_000_000_000));
     }
 
     #[test]
