@@ -625,7 +625,7 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     assert!(hidden.iter().all(|t| t["visibility"] == "after_published"));
     assert!(
         g.stdout
-            .contains("Puntaje: 130/130 · bonus 0/25 (83 pruebas; results.json)"),
+            .contains("Puntaje: 130/130 · bonus 0/25 (89 pruebas; results.json)"),
         "{}",
         g.stdout
     );
