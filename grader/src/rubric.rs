@@ -541,6 +541,14 @@ visibilidad = "after_due_date"
         assert_eq!(json, "[5,3.34]");
     }
 
+    /// Each rubric text is refused with exactly its message.
+    fn assert_errors(cases: &[(String, &str)]) {
+        for (text, want) in cases {
+            let e = Rubric::parse(text, "r.toml").unwrap_err();
+            assert_eq!(e.to_string(), *want, "{text}");
+        }
+    }
+
     #[test]
     fn errors_name_file_field_and_what_is_allowed() {
         let cases = [
@@ -573,10 +581,7 @@ visibilidad = "after_due_date"
                 "rúbrica r.toml:7:10, campo `variantes.puntos.reconciliacion`: falta; es obligatorio (ver la rúbrica del kit, grader/rubrica.toml)",
             ),
         ];
-        for (text, want) in cases {
-            let e = Rubric::parse(&text, "r.toml").unwrap_err();
-            assert_eq!(e.to_string(), want);
-        }
+        assert_errors(&cases);
     }
 
     #[test]
@@ -599,10 +604,7 @@ visibilidad = "after_due_date"
                 "rúbrica r.toml, campo `variantes.puntos.cliente`: debe ser un entero de puntos entre 0 y 10000; se leyó 10001",
             ),
         ];
-        for (text, want) in cases {
-            let e = Rubric::parse(&text, "r.toml").unwrap_err();
-            assert_eq!(e.to_string(), want);
-        }
+        assert_errors(&cases);
     }
 
     #[test]
