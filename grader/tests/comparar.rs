@@ -63,7 +63,23 @@ mod with_solutions {
         };
         let o = grader(&["comparar", "--solutions"]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        assert_eq!(stdout(&o), comparison::render(&scenario, "solutions", &w));
+        let out = stdout(&o);
+        let table = comparison::render(&scenario, "solutions", &w);
+        assert!(out.starts_with(&table), "{out}");
+        // Then lesson 4's race with the reference's store.
+        let race = &out[table.len()..];
+        assert!(
+            race.starts_with(
+                "\nDOS REINTENTOS A LA VEZ  ·  lección 4 (bonus)  ·  escenario carrera\n"
+            ),
+            "{race}"
+        );
+        assert!(
+            race.contains(
+                "    TOTAL COBRADO                    :              $1000                  $500\n"
+            ),
+            "{race}"
+        );
         assert_eq!(stderr(&o), "", "no progress bar off a terminal");
     }
 
@@ -84,6 +100,12 @@ mod with_solutions {
         assert_eq!(v["despues"]["total_cobrado_centavos"], 25_697_900);
         assert_eq!(v["despues"]["sobrecobro_centavos"], 0);
         assert_eq!(v["diferencia"]["cargos_en_el_ledger"], -184);
+        let race = &v["carrera"];
+        assert_eq!(race["estado"], "corrio");
+        assert_eq!(race["sin_atomicidad"]["total_cobrado_centavos"], 100_000);
+        assert_eq!(race["con_tu_store"]["total_cobrado_centavos"], 50_000);
+        assert_eq!(race["con_tu_store"]["sobrecobro_centavos"], 0);
+        assert_eq!(race["con_tu_store"]["cumple_la_leccion_4"], true);
         let pct = v["antes"]["sobrecobro_porcentaje"].as_f64().unwrap();
         assert!((pct - 18.732659).abs() < 1e-5, "{pct}");
     }

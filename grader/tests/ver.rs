@@ -131,6 +131,31 @@ fn the_page_carries_escenarios_figures_and_the_146_orders() {
         first[3][0][0][0], first[3][0][1][0],
         "same key on the retry"
     );
+    // Lesson 4's race, both sides: two rows without atomicity, one with the
+    // reference's store, each with its steps and replay command.
+    let race = &d["carrera"];
+    assert_eq!(race["estado"], "corrio");
+    let sides = race["lados"].as_array().unwrap();
+    assert_eq!(sides.len(), 2);
+    assert_eq!(
+        (sides[0]["cargos"].as_u64(), sides[0]["total"].as_str()),
+        (Some(2), Some("$1000"))
+    );
+    assert_eq!(
+        (sides[1]["cargos"].as_u64(), sides[1]["total"].as_str()),
+        (Some(1), Some("$500"))
+    );
+    assert_eq!(sides[0]["marca"][1], "← aquí se cuela el segundo cobro");
+    assert!(sides[1]["marca"].is_null());
+    assert_eq!(sides[0]["ledger"].as_array().unwrap().len(), 2);
+    for side in sides {
+        assert!(
+            side["comando"]
+                .as_str()
+                .unwrap()
+                .starts_with("cargo run -p grader -- repetir-horario K1:1:500/K1:1:500 --horario ")
+        );
+    }
 }
 
 #[test]
@@ -205,8 +230,20 @@ fn chromium_draws_the_figures_and_the_highlighted_orders() {
         .count();
     assert!(first_page > 0);
     assert_eq!(dom.matches(r#"<tr class="doble">"#).count(), first_page);
-    // Two header rows, the 8 figures, 200 orders.
-    assert_eq!(dom.matches("<tr").count(), 2 + 8 + 200);
+    // The race: each side's header and steps, the one step that charges
+    // twice marked.
+    let race_rows: usize = d["carrera"]["lados"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| 1 + l["pasos"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(dom.matches(r#"<tr class="marca">"#).count(), 1);
+    assert!(dom.contains("cobra ch_0002   ← aquí se cuela el segundo cobro"));
+    assert!(dom.contains("SIN atomicidad: cargos=2 · TOTAL COBRADO=$1000"));
+    assert!(dom.contains("CON tu store atómico: cargos=1 · TOTAL COBRADO=$500"));
+    // Two header rows, the 8 figures, 200 orders, the race's rows.
+    assert_eq!(dom.matches("<tr").count(), 2 + 8 + 200 + race_rows);
 
     // The filter: only the 146, on one page.
     let filtered = path.with_file_name("ledger.html#dobles");

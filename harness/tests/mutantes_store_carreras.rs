@@ -10,6 +10,7 @@
 use std::marker::PhantomData;
 use std::sync::Mutex as StdMutex;
 
+use grader::before_after::race;
 use grader::checks::store_schedules::{self as schedules, GENERATED, REUSE_RACE, THREE_RETRIES};
 use grader::checks::store_schedules::{REPLAYS_AFTER, TWO_KEYS, TWO_RETRIES};
 use grader::checks::{Catalog, CheckTarget};
@@ -541,8 +542,9 @@ fn the_mutants_pass_the_sequential_checks_and_fail_only_concurrent_ones() {
 
 #[test]
 fn the_race_scenario_shows_the_second_charge_only_without_atomicity() {
-    let (lines, once) = schedules::race(&exec::<Reference>()).unwrap();
-    assert!(once);
+    let r = race::run(&exec::<Reference>()).unwrap();
+    assert!(r.fine() && !r.own_schedule);
+    let lines = race::lines(&r);
     assert_eq!(
         lines[0],
         "ESCENARIO D  ·  Dos reintentos a la vez, la misma key"
@@ -561,15 +563,66 @@ fn the_race_scenario_shows_the_second_charge_only_without_atomicity() {
         "{}",
         lines[without + 1]
     );
-    // Deterministic: the same lines every run.
-    assert_eq!(schedules::race(&exec::<Reference>()).unwrap().0, lines);
-    // A store without atomicity of its own charges twice in that schedule.
-    let (mutant, once) = schedules::race(&exec::<CheckThenInsertKit>()).unwrap();
-    assert!(!once);
-    assert!(
-        mutant.contains(&"  CON store atómico      -> cargos=2  TOTAL COBRADO=$1000".to_string()),
-        "{mutant:#?}"
+    assert_eq!(
+        r.with.outcome.schedule.len(),
+        18,
+        "{:?}",
+        r.with.outcome.schedule
     );
+    // comparar's section: the same figures, side by side.
+    let section = race::section(Ok(&r));
+    assert!(
+        section.contains(
+            "    cargos en el ledger              :                  2                     1\n"
+        ),
+        "{section}"
+    );
+    assert!(
+        section.contains(":               $500                    $0\n"),
+        "{section}"
+    );
+    // Deterministic: the same lines every run.
+    assert_eq!(
+        race::lines(&race::run(&exec::<Reference>()).unwrap()),
+        lines
+    );
+}
+
+/// Every race mutant is shown charging twice (or breaking another rule of
+/// lesson 4) on its own side of `escenario carrera`, whatever its pattern of
+/// locks: the schedule shown is one where it breaks, found by exploring it,
+/// not the contrast's replayed (where a store that races elsewhere showed
+/// one charge).
+#[test]
+fn every_race_mutant_breaks_on_its_own_side_of_the_race() {
+    fn shown<K: sim::Kit>() -> race::Race {
+        race::run(&exec::<K>()).unwrap()
+    }
+    for (name, r) in [
+        ("check-then-insert", shown::<CheckThenInsertKit>()),
+        ("released", shown::<ReleasedKit>()),
+        ("conflict", shown::<ConflictKit>()),
+        ("marks after", shown::<MarksAfterKit>()),
+        ("charger in flight", shown::<ChargerInFlightKit>()),
+    ] {
+        assert!(!r.fine(), "{name}");
+        let lines = race::lines(&r);
+        let con = lines.iter().position(|l| l.starts_with("  CON ")).unwrap();
+        assert!(lines[con + 1].contains("← aquí"), "{name}: {lines:#?}");
+        assert!(
+            lines.iter().any(|l| l.starts_with("  (repite el de tu store con: cargo run -p grader -- repetir-horario K1:1:500/K1:1:500 --horario ")),
+            "{name}: {lines:#?}"
+        );
+        assert!(
+            race::section(Ok(&r)).contains("✗ tu store: se esperaba "),
+            "{name}"
+        );
+    }
+    // The mutant that marks K1 only after charging races in other schedules
+    // than the contrast's first: it charges twice in the one shown.
+    let r = shown::<MarksAfterKit>();
+    assert_eq!(r.with.charges(), 2);
+    assert!(r.own_schedule);
 }
 
 /// Locks the store, then the ledger, for odd keys, and the other way round

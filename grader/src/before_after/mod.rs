@@ -2,9 +2,11 @@
 //! cual medirás tu 'después' en el proyecto final", lesson 8): the fleet a
 //! command runs ([`fleet`]), both worlds side by side ([`comparison`]), the
 //! same fleet at several loss probabilities ([`sweep`]) and its chart
-//! ([`chart`]). The commands `comparar` and `barrido` are thin wrappers.
+//! ([`chart`]), and lesson 4's race of two retries at once ([`race`]). The
+//! commands `comparar` and `barrido` are thin wrappers.
 
 pub mod chart;
 pub mod comparison;
 pub mod fleet;
+pub mod race;
 pub mod sweep;

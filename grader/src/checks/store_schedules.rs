@@ -80,7 +80,7 @@ pub const HISTORIES: usize = 20;
 /// schedules.
 pub const SEED: u64 = 2;
 /// The most schedules of a two-thread exhaustive pass.
-const EXHAUSTIVE_LIMIT: u32 = 20_000;
+pub(crate) const EXHAUSTIVE_LIMIT: u32 = 20_000;
 /// Schedules of each seeded scheduler (random, then PCT) for more threads.
 const SEEDED_SCHEDULES: u32 = 200;
 /// Schedules of each seeded scheduler for a generated history.
@@ -95,7 +95,8 @@ pub fn owns(id: &str) -> bool {
     CHECKS.iter().any(|(name, _)| *name == id)
 }
 
-fn call(key: u64, order: u64, dollars: i64) -> Call {
+/// The call `charge(K<key>, <order>, $<dollars>)`.
+pub(crate) fn call(key: u64, order: u64, dollars: i64) -> Call {
     Call {
         key: IdempotencyKey(key),
         order_id: OrderId(order),
@@ -206,7 +207,10 @@ type Planner = fn(&History, u64) -> Vec<Exploration>;
 /// The explorer's executor of `h`, after one call of `history` through the
 /// plain harness: a `todo!()` or a panic there is the verdict, and the
 /// explorer's harness is not built for it.
-fn explorer_of<'a>(h: &'a dyn Execute, history: &History) -> Result<&'a dyn Execute, Verdict> {
+pub(crate) fn explorer_of<'a>(
+    h: &'a dyn Execute,
+    history: &History,
+) -> Result<&'a dyn Execute, Verdict> {
     let first = history
         .before
         .iter()
@@ -270,7 +274,7 @@ fn first_failing(
         .map(|(history, e)| (history.clone(), e)))
 }
 
-fn explored_of(o: Observation) -> Result<Explored, Verdict> {
+pub(crate) fn explored_of(o: Observation) -> Result<Explored, Verdict> {
     match o {
         Observation::Schedules(e) => Ok(e),
         _ => Err(runner::unexpected("se esperaban los horarios explorados")),
@@ -345,7 +349,10 @@ pub struct Broken {
 }
 
 /// The simplest broken outcome of what was explored: the fewest steps.
-fn worst<'a>(history: &History, explored: &'a [Explored]) -> Option<(&'a Outcome, Broken)> {
+pub(crate) fn worst<'a>(
+    history: &History,
+    explored: &'a [Explored],
+) -> Option<(&'a Outcome, Broken)> {
     explored
         .iter()
         .flat_map(|e| &e.outcomes)
@@ -549,7 +556,8 @@ pub fn label(key: IdempotencyKey) -> String {
     }
 }
 
-fn short(reply: &Reply) -> String {
+/// A reply in a few words: `ch_0001 $500.00`, `Err(InFlight) (409, en curso)`.
+pub(crate) fn short(reply: &Reply) -> String {
     match reply {
         Ok(r) => format!("{} {}", r.charge_id, r.amount),
         Err(ChargeError::InFlight) => "Err(InFlight) (409, en curso)".to_string(),
@@ -968,7 +976,7 @@ pub fn replay(
 }
 
 /// The one outcome of `schedule` of `history` on `server`.
-fn replayed(
+pub(crate) fn replayed(
     explorer: &dyn Execute,
     history: &History,
     schedule: &[u32],
@@ -989,85 +997,6 @@ fn replayed(
         .into_iter()
         .next()
         .ok_or_else(|| runner::unexpected("el horario no se pudo repetir"))
-}
-
-// ------------------------------------------------------- the race, side by side
-
-/// The concurrent scenario of `grader escenario carrera`: Ana's $500 and a
-/// retry of it while the first is still in flight, two threads with one
-/// key. Without atomicity (lesson 4's contrast,
-/// `sim::non_atomic::CheckThenInsertServer`) the first of its schedules
-/// that charges twice (depth-first: the same every run); the same schedule,
-/// as far as it fits, on the implementation's server.
-///
-/// With the lines, whether the implementation's store charged once.
-///
-/// # Errors
-/// Why the implementation gave no answer.
-pub fn race(h: &dyn Execute) -> Result<(Vec<String>, bool), Verdict> {
-    let ana = call(1, 1, 500);
-    let history = History {
-        before: Vec::new(),
-        threads: vec![vec![ana], vec![ana]],
-    };
-    let explorer = explorer_of(h, &history)?;
-    let contrast = explored_of(runner::one(
-        explorer,
-        Job::Schedules {
-            history: history.clone(),
-            explore: Exploration::Exhaustive {
-                limit: EXHAUSTIVE_LIMIT,
-            },
-            server: Server::CheckThenInsert,
-        },
-    )?)?;
-    let Some((twice, b)) = worst(&history, std::slice::from_ref(&contrast)) else {
-        return Err(runner::unexpected(
-            "el servidor sin atomicidad no cobró dos veces en ningún horario",
-        ));
-    };
-    let yours = replayed(explorer, &history, &twice.schedule, Server::Implementation)?;
-    let charged = |o: &Outcome| -> Money { o.ledger.iter().map(|r| r.amount).sum() };
-    let sections = |o: &Outcome, at: Option<usize>, mark: &str| -> String {
-        trace(&history, o, at, mark).remove(0)
-    };
-    let yours_broken = broken(&history, &yours);
-    let once = yours.ledger.len() == 1;
-    let lines = vec![
-        "ESCENARIO D  ·  Dos reintentos a la vez, la misma key".to_string(),
-        "Ana compra por $500. La respuesta se pierde y orders reintenta mientras".to_string(),
-        "el primer cobro sigue en curso: dos requests con la misma key a la vez.".to_string(),
-        "SIN atomicidad: el servidor de contraste (sim::non_atomic) busca la key,".to_string(),
-        "suelta el candado, cobra y después guarda; CON: tu AtomicPaymentsServer.".to_string(),
-        String::new(),
-        format!(
-            "  {:<23}-> cargos={}  TOTAL COBRADO={}",
-            "SIN atomicidad",
-            twice.ledger.len(),
-            crate::tables::plain(charged(twice))
-        ),
-        format!("    {}", sections(twice, b.at, &b.mark)),
-        format!(
-            "  {:<23}-> cargos={}  TOTAL COBRADO={}",
-            "CON store atómico",
-            yours.ledger.len(),
-            crate::tables::plain(charged(&yours))
-        ),
-        format!(
-            "    {}",
-            match &yours_broken {
-                Some(b) => sections(&yours, b.at, &b.mark),
-                None => sections(&yours, None, ""),
-            }
-        ),
-        String::new(),
-        "  Cobro correcto esperado: $500".to_string(),
-        format!(
-            "  (el mismo horario en los dos servidores; repítelo con: {})",
-            replay_command(&history, &twice.schedule)
-        ),
-    ];
-    Ok((lines, once))
 }
 
 #[cfg(test)]

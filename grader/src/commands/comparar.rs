@@ -1,18 +1,19 @@
 //! `grader comparar [FIXTURE]`: the final project's before and after (lesson
 //! 2: "el 'antes' contra el cual medirás tu 'después' en el proyecto final").
-//! The two worlds run in two harness processes.
+//! The two worlds run in two harness processes; lesson 4's race of two
+//! retries at once follows them ([`race`]).
 
 use std::process::ExitCode;
 
 use crate::fixture::Scenario;
 
 use crate::before_after::comparison::{self, Worlds};
-use crate::before_after::fleet;
+use crate::before_after::{fleet, race};
 use crate::cli::{Cli, CompararArgs};
 use crate::commands;
 use crate::output;
 use crate::progress::Progress;
-use crate::runner::build::Implementation;
+use crate::runner::Execute;
 
 /// Runs `comparar` with implementation `K`: exit 0 with the table (or JSON),
 /// 1 when the student's code could not run (pending, panic, time limit), 2
@@ -29,15 +30,23 @@ pub fn run(cli: &Cli, args: &CompararArgs) -> ExitCode {
         Ok(w) => w,
         Err(code) => return code,
     };
-    let worlds = match compare(cli, which, &scenario) {
+    let h = match commands::harness(cli, which) {
+        Ok(h) => h,
+        Err(cause) => return commands::build_failure(&cause),
+    };
+    let worlds = match compare(&h, &scenario) {
         Ok(w) => w,
         Err(code) => return code,
     };
+    // Lesson 4's race, with the implementation's store (exercise 4): a
+    // `todo!()` is told as pending and never builds the explorer.
+    let race = race::run(&h);
     let text = if args.json {
-        let value = comparison::to_json(&scenario, which.crate_name(), &worlds);
+        let mut value = comparison::to_json(&scenario, which.crate_name(), &worlds);
+        value["carrera"] = race::to_json(race.as_ref());
         serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
     } else {
-        comparison::render(&scenario, which.crate_name(), &worlds)
+        comparison::render(&scenario, which.crate_name(), &worlds) + &race::section(race.as_ref())
     };
     output::print_stdout(&text);
     ExitCode::SUCCESS
@@ -45,12 +54,11 @@ pub fn run(cli: &Cli, args: &CompararArgs) -> ExitCode {
 
 /// Both worlds of `scenario` in harness processes. `Err` carries the exit
 /// status after explaining the failure.
-fn compare(cli: &Cli, which: Implementation, scenario: &Scenario) -> Result<Worlds, ExitCode> {
-    let h = commands::harness(cli, which).map_err(|cause| commands::build_failure(&cause))?;
+fn compare(h: &dyn Execute, scenario: &Scenario) -> Result<Worlds, ExitCode> {
     let message = format!(
         "comparando {} órdenes en los dos mundos",
         sim::money::group_thousands(scenario.fleet.order_count())
     );
-    comparison::run_worlds(&h, scenario, &Progress::spinner(&message))
+    comparison::run_worlds(h, scenario, &Progress::spinner(&message))
         .map_err(|verdict| comparison::explain_failure("comparar", &verdict))
 }

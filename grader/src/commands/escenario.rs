@@ -21,8 +21,8 @@ use protocol::ClientKind;
 pub const RACE: &str = "carrera";
 
 /// `escenario carrera`: the race side by side in one schedule, in the
-/// explorer's harness (exercise 4). Exit 1 when the implementation's store
-/// could not run or charged twice in that schedule.
+/// explorer's harness (exercise 4, [`crate::before_after::race`]). Exit 1
+/// when the implementation's store could not run or broke lesson 4's rules.
 fn race(cli: &Cli) -> ExitCode {
     let which = match commands::implementation(cli) {
         Ok(w) => w,
@@ -32,7 +32,8 @@ fn race(cli: &Cli) -> ExitCode {
         Ok(h) => h,
         Err(cause) => return commands::build_failure(&cause),
     };
-    commands::horario::told(crate::checks::store_schedules::race(&h))
+    let race = crate::before_after::race::run(&h);
+    commands::horario::told(race.map(|r| (crate::before_after::race::lines(&r), r.fine())))
 }
 
 /// `escenario [NOMBRE]`: prints the table of one scenario (all when `name` is

@@ -2,11 +2,12 @@
 //! fleet in both worlds with the student's code, order by order, as one
 //! self-contained HTML page ([`crate::view`]). The same two worlds as
 //! `comparar` (the implementation's server with `idempotent = false` and
-//! `true`, its client in both), traced call by call.
+//! `true`, its client in both), traced call by call, and lesson 4's race of
+//! two retries at once with its store.
 
 use std::process::ExitCode;
 
-use crate::before_after::{comparison, fleet};
+use crate::before_after::{comparison, fleet, race};
 use crate::cli::{Cli, VerArgs};
 use crate::progress::Progress;
 use crate::view::{self, page};
@@ -39,7 +40,10 @@ pub fn run(cli: &Cli, args: &VerArgs) -> ExitCode {
         Ok(v) => v,
         Err(verdict) => return comparison::explain_failure("ver", &verdict),
     };
-    let html = page::html(&scenario, which.crate_name(), &view);
+    // Lesson 4's race, with the implementation's store (exercise 4): a
+    // `todo!()` is shown as pending and never builds the explorer.
+    let race = race::run(&h);
+    let html = page::html(&scenario, which.crate_name(), &view, race.as_ref());
     if let Err(e) = std::fs::write(&args.html, html) {
         eprintln!(
             "grader: --html {}: no se pudo escribir la página: {}",

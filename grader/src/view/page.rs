@@ -7,8 +7,11 @@
 use serde::Serialize;
 
 use super::{OrderView, OrderWorld, View};
+use crate::before_after::race::{Race, Side};
 use crate::before_after::{comparison, fleet};
+use crate::checks::store_schedules;
 use crate::fixture::Scenario;
+use crate::verdict::Verdict;
 
 /// Orders per page.
 pub const PER_PAGE: usize = 200;
@@ -38,10 +41,111 @@ pub struct PageData<'a> {
     /// Per order: id, amount, whether charged 2+ times (1 or 0), then each
     /// world's [`WorldData`].
     pub ordenes: Vec<(String, String, u8, WorldData, WorldData)>,
+    /// Lesson 4's race ([`crate::before_after::race`]).
+    pub carrera: RaceData,
+}
+
+/// The race in the page's data: `estado` is `corrio`, `pendiente` or
+/// `no_corrio` (then `mensaje` says why); the sides only when it ran.
+#[derive(Debug, Serialize)]
+pub struct RaceData {
+    /// `corrio`, `pendiente` or `no_corrio`.
+    pub estado: &'static str,
+    /// Why it did not run, in Spanish (empty when it ran).
+    pub mensaje: String,
+    /// Without atomicity, then the implementation's store.
+    pub lados: Vec<SideData>,
+    /// Whether the store's schedule is its own, not the contrast's.
+    pub propio: bool,
+}
+
+/// One side of the race: its label, figures, steps and ledger.
+#[derive(Debug, Serialize)]
+pub struct SideData {
+    /// `SIN atomicidad` or `CON tu store atómico`.
+    pub titulo: &'static str,
+    /// Ledger rows.
+    pub cargos: usize,
+    /// Their sum, as `$1000`.
+    pub total: String,
+    /// Every step: `[thread (0: before the threads), words]`.
+    pub pasos: Vec<(u32, String)>,
+    /// The step where a rule of lesson 4 breaks, from 0, and its mark.
+    pub marca: Option<(usize, String)>,
+    /// What was expected there (empty when nothing breaks).
+    pub esperado: String,
+    /// Every ledger row: `charge id key amount`.
+    pub ledger: Vec<String>,
+    /// The command that replays the schedule on the student's store.
+    pub comando: String,
+}
+
+/// The page's data of `race`.
+pub fn race_data(race: Result<&Race, &Verdict>) -> RaceData {
+    let side = |titulo, s: &Side, r: &Race| SideData {
+        titulo,
+        cargos: s.charges(),
+        total: crate::tables::plain(s.charged()),
+        pasos: s
+            .outcome
+            .steps
+            .iter()
+            .map(|st| (st.thread(), store_schedules::step_words(st)))
+            .collect(),
+        marca: s
+            .broken
+            .as_ref()
+            .and_then(|b| b.at.map(|at| (at, b.mark.clone()))),
+        esperado: s
+            .broken
+            .as_ref()
+            .map(|b| b.expected.clone())
+            .unwrap_or_default(),
+        ledger: s
+            .outcome
+            .ledger
+            .iter()
+            .map(|row| {
+                format!(
+                    "{} {} {}",
+                    row.charge_id,
+                    store_schedules::label(row.key),
+                    row.amount
+                )
+            })
+            .collect(),
+        comando: s.replay_command(&r.history),
+    };
+    match race {
+        Ok(r) => RaceData {
+            estado: "corrio",
+            mensaje: String::new(),
+            lados: vec![
+                side("SIN atomicidad", &r.without, r),
+                side("CON tu store atómico", &r.with, r),
+            ],
+            propio: r.own_schedule,
+        },
+        Err(v) => RaceData {
+            estado: if matches!(v, Verdict::Pending { .. }) {
+                "pendiente"
+            } else {
+                "no_corrio"
+            },
+            mensaje: v.explanation().join(" "),
+            lados: Vec::new(),
+            propio: false,
+        },
+    }
 }
 
 /// The page's data for `view`.
-pub fn data<'a>(scenario: &'a Scenario, crate_name: &'a str, view: &View) -> PageData<'a> {
+pub fn data<'a>(
+    scenario: &'a Scenario,
+    crate_name: &'a str,
+    view: &View,
+    race: Result<&Race, &Verdict>,
+) -> PageData<'a> {
     PageData {
         fixture: &scenario.name,
         implementacion: crate_name,
@@ -54,6 +158,7 @@ pub fn data<'a>(scenario: &'a Scenario, crate_name: &'a str, view: &View) -> Pag
             .map(|(label, before, after, diff)| [label.to_string(), before, after, diff])
             .collect(),
         ordenes: view.orders.iter().map(order).collect(),
+        carrera: race_data(race),
     }
 }
 
@@ -88,8 +193,13 @@ fn world(w: &OrderWorld) -> WorldData {
 }
 
 /// The whole page.
-pub fn html(scenario: &Scenario, crate_name: &str, view: &View) -> String {
-    let data = serde_json::to_string(&data(scenario, crate_name, view)).unwrap_or_default();
+pub fn html(
+    scenario: &Scenario,
+    crate_name: &str,
+    view: &View,
+    race: Result<&Race, &Verdict>,
+) -> String {
+    let data = serde_json::to_string(&data(scenario, crate_name, view, race)).unwrap_or_default();
     // Nothing in the data may close the script element.
     let data = data.replace("</", "<\\/");
     TEMPLATE
@@ -149,6 +259,15 @@ const TEMPLATE: &str = r###"<!DOCTYPE html>
   .fila.extra { color: var(--rojo); font-weight: 600; }
   .key { font-family: ui-monospace, Menlo, Consolas, monospace; color: #4a5366; }
   .aviso { color: var(--rojo); }
+  #carrera { margin: 18px 0 6px; padding: 10px 14px; border: 1px solid var(--borde); border-radius: 8px; background: var(--suave); }
+  #carrera h2 { font-size: 16px; margin: 0 0 6px; }
+  #carrera .lados { display: flex; gap: 18px; flex-wrap: wrap; }
+  #carrera .lado { flex: 1 1 420px; background: #fff; border: 1px solid var(--borde); border-radius: 6px; padding: 8px 10px; }
+  #carrera h3 { font-size: 14px; margin: 0 0 4px; }
+  #carrera table { width: 100%; font-size: 13px; }
+  #carrera td, #carrera th { padding: 2px 6px; border-bottom: 1px solid var(--suave); text-align: left; vertical-align: top; }
+  #carrera tr.marca td { background: #fde8e7; color: var(--rojo); font-weight: 600; }
+  #carrera .comando { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; word-break: break-all; color: #4a5366; }
 </style>
 </head>
 <body>
@@ -163,6 +282,11 @@ const TEMPLATE: &str = r###"<!DOCTYPE html>
   </table>
   <div class="intencion" id="intencion"></div>
   <div class="aviso" id="aviso"></div>
+  <section id="carrera">
+    <h2>Dos reintentos a la vez, la misma key (lección 4, bonus)</h2>
+    <div id="carrera-texto"></div>
+    <div class="lados" id="carrera-lados"></div>
+  </section>
   <div class="controles">
     <label><input type="checkbox" id="solo-dobles"> solo las órdenes cobradas 2+ veces (<span id="resaltadas"></span>)</label>
     <span><button id="anterior">‹ anterior</button> <span id="pagina"></span> <button id="siguiente">siguiente ›</button></span>
@@ -198,6 +322,40 @@ const TEMPLATE: &str = r###"<!DOCTYPE html>
     if (D.fuera_de_red[i] > 0) avisos.push(m + ": tu cliente llamó a charge " + D.fuera_de_red[i] + " veces sin pasar por la red; las entregas de esos intentos no son las de la red.");
   });
   document.getElementById("aviso").textContent = avisos.join(" ");
+  (function carrera() {
+    var C = D.carrera, texto = document.getElementById("carrera-texto");
+    if (C.estado !== "corrio") {
+      texto.textContent = (C.estado === "pendiente"
+        ? "Pendiente: tu AtomicPaymentsServer::charge (ejercicio 4, bonus) todavía es todo!(); cuando lo resuelvas, aquí verás dos reintentos a la vez con tu store. "
+        : "No se pudo correr con tu store (ejercicio 4, bonus): ") + (C.estado === "pendiente" ? "" : C.mensaje);
+      return;
+    }
+    texto.textContent = "Ana compra por $500. La respuesta se pierde y orders reintenta mientras el primer cobro sigue en curso: dos requests con la misma key a la vez. Cobro correcto: $500." +
+      (C.propio ? " Tu store rompe las reglas de la lección 4 en un horario propio (otro que el del contraste): se muestra ese." : " Los dos servidores, en el mismo horario.");
+    var lados = document.getElementById("carrera-lados");
+    C.lados.forEach(function (l) {
+      var caja = el("div", "lado");
+      caja.appendChild(el("h3", "", l.titulo + ": cargos=" + l.cargos + " · TOTAL COBRADO=" + l.total));
+      var t = el("table"), head = el("tr");
+      ["paso", "hilo 1", "hilo 2"].forEach(function (h) { head.appendChild(el("th", "", h)); });
+      t.appendChild(head);
+      l.pasos.forEach(function (p, i) {
+        var marcado = l.marca && l.marca[0] === i;
+        var tr = el("tr", marcado ? "marca" : "");
+        tr.appendChild(el("td", "num", String(i + 1)));
+        for (var h = 1; h <= 2; h++) {
+          var quien = p[0] === 0 ? 1 : p[0];
+          tr.appendChild(el("td", "", quien === h ? p[1] + (marcado ? "   " + l.marca[1] : "") : ""));
+        }
+        t.appendChild(tr);
+      });
+      caja.appendChild(t);
+      caja.appendChild(el("div", "", "ledger al final: " + (l.ledger.length ? l.ledger.join(" · ") : "sin filas")));
+      if (l.esperado) caja.appendChild(el("div", "aviso", "se esperaba " + l.esperado));
+      caja.appendChild(el("div", "comando", "repítelo con: " + l.comando));
+      lados.appendChild(caja);
+    });
+  })();
   var dobles = D.ordenes.filter(function (o) { return o[2] === 1; });
   document.getElementById("resaltadas").textContent = dobles.length.toLocaleString("en-US");
   var solo = document.getElementById("solo-dobles");
