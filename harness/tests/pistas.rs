@@ -308,8 +308,11 @@ const MISTAKES: &[Mistake] = &[
         grade: support::grade_in_process::<NeverLooksKit>,
         exercise: Exercise::Cobro,
         first: "replay",
-        must: &["idempotent"],
-        must_not: &["(key, order_id, amount)", "contenido"],
+        // What was observed (every call charged anew, repeated keys too) and
+        // the rule; not a guessed cause ("¿ignoras idempotent?": the same
+        // observation comes from a server that stores but never looks).
+        must: &["idempotent = true", "charge id nuevo", "se busca la key en el store"],
+        must_not: &["(key, order_id, amount)", "contenido", "¿"],
     },
     Mistake {
         what: "servidor: charge ids desde ch_0000",
