@@ -112,6 +112,46 @@ const TYPE_PROBES: &[&str] = &[
     "needs_drop",
 ];
 
+/// Methods, functions and traits that give a value's address (or one
+/// derived from it) as a number, wherever they come from (`slice`,
+/// `Rc`, `Box`, `Cell`, `str`, `fmt`): an address tells the code where and
+/// how it is built (the stride between two values is a type's size: the
+/// recording server's or the real one's, the explorer's lock or std's),
+/// never what it was asked to do. `addr` and `from_raw` only as a method or
+/// a path (`x.addr()`, `Box::from_raw`): a variable may be called `addr`.
+const ADDRESS_NAMES: &[&str] = &[
+    "as_ptr",
+    "as_mut_ptr",
+    "as_ptr_range",
+    "as_mut_ptr_range",
+    "as_non_null_ptr",
+    "into_raw",
+    "into_raw_parts",
+    "into_raw_with_allocator",
+    "into_non_null",
+    "expose_provenance",
+    "expose_addr",
+    "with_addr",
+    "map_addr",
+    "addr_of",
+    "addr_of_mut",
+    "addr_eq",
+    "fn_addr_eq",
+    "Pointer",
+];
+
+/// [`ADDRESS_NAMES`] that a plain name may also be (a variable `addr`):
+/// refused only as a method or after `::`.
+const ADDRESS_METHODS_ONLY: &[&str] = &["addr", "from_raw"];
+
+/// The integer types a cast can turn an address into.
+const INTEGER_TYPES: &[&str] = &[
+    "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
+];
+
+/// What the policy says about an address turned into a number.
+const ADDRESS_WHAT: &str = "(la dirección de un valor o de una función como número)";
+
 /// Attributes that place, export or link code, or name another file.
 const LINKER_ATTRIBUTES: &[&str] = &[
     "no_mangle",
@@ -420,11 +460,49 @@ pub fn scan(text: &str) -> Result<Vec<Use>, String> {
             })
             .collect();
     }
+    scan.fn_names = declared_fns(&file);
     scan.visit_file(&file);
     let mut uses = scan.uses;
     uses.sort();
     uses.dedup();
     Ok(uses)
+}
+
+/// The names of every function `file` declares, at any depth.
+fn declared_fns(file: &syn::File) -> std::collections::BTreeSet<String> {
+    #[derive(Default)]
+    struct Fns(std::collections::BTreeSet<String>);
+    impl<'ast> Visit<'ast> for Fns {
+        fn visit_signature(&mut self, s: &'ast syn::Signature) {
+            self.0.insert(name(&s.ident));
+            visit::visit_signature(self, s);
+        }
+    }
+    let mut fns = Fns::default();
+    fns.visit_file(file);
+    fns.0
+}
+
+/// Whether a format string has a `p` (pointer) spec: `{:p}`, `{:#p}`,
+/// `{:1p}`, `{x:>20p}`.
+fn formats_an_address(literal: &str) -> bool {
+    let mut rest = literal;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if rest.starts_with('{') {
+            rest = &rest[1..];
+            continue;
+        }
+        let Some(close) = rest.find('}') else { break };
+        let inside = &rest[..close];
+        if let Some((_, spec)) = inside.split_once(':')
+            && spec.ends_with('p')
+        {
+            return true;
+        }
+        rest = &rest[close..];
+    }
+    false
 }
 
 /// How a path written in the code ends.
@@ -544,6 +622,9 @@ struct Scan {
     /// module (where a bare name would mean the prelude's again): a call of
     /// one of them named like a [`TYPE_PROBES`] entry is the student's own.
     own_fns: std::collections::BTreeSet<String>,
+    /// Every function the file declares (items, methods, nested): one of
+    /// them cast to an integer is its address.
+    fn_names: std::collections::BTreeSet<String>,
 }
 
 /// Whether `attrs` has `#[cfg(test)]`: the item is compiled only in the
@@ -569,6 +650,29 @@ impl Scan {
         if let Some((what, kind)) = judge_path(segs, tail, &self.own_fns) {
             self.add(at, what, kind);
         }
+        for (i, (n, span)) in segs.iter().enumerate() {
+            if ADDRESS_NAMES.contains(&n.as_str())
+                || (i > 0 && ADDRESS_METHODS_ONLY.contains(&n.as_str()))
+            {
+                self.address(*span, n);
+            }
+        }
+    }
+
+    /// A name from [`ADDRESS_NAMES`].
+    fn address(&mut self, at: Span, name: &str) {
+        self.add(at, format!("{name} {ADDRESS_WHAT}"), Kind::Introspection);
+    }
+
+    /// `expr as <integer>` where `expr` is a function (one of the file's, or
+    /// any path with generic arguments: `charge_order::<P, K> as usize`):
+    /// its address.
+    fn function_cast(&mut self, at: Span, what: &str) {
+        self.add(
+            at,
+            format!("{what} as … {ADDRESS_WHAT}"),
+            Kind::Introspection,
+        );
     }
 
     /// A `use` tree under `prefix`.
@@ -702,7 +806,7 @@ impl Scan {
                 }
                 TokenTree::Literal(l) => {
                     let text = l.to_string();
-                    if text.contains(":p}") || text.contains(":#p}") {
+                    if formats_an_address(&text) {
                         self.add(
                             l.span(),
                             "{:p} (la dirección de un valor)",
@@ -713,6 +817,26 @@ impl Scan {
                     i += 1;
                 }
                 TokenTree::Ident(id) => {
+                    let n = name(id);
+                    if punct(&toks, i.wrapping_sub(1), '.')
+                        && (ADDRESS_NAMES.contains(&n.as_str())
+                            || ADDRESS_METHODS_ONLY.contains(&n.as_str()))
+                    {
+                        self.address(id.span(), &n);
+                    }
+                    if n == "as"
+                        && matches!(toks.get(i + 1), Some(TokenTree::Ident(t)) if INTEGER_TYPES.contains(&name(t).as_str()))
+                    {
+                        match toks.get(i.wrapping_sub(1)) {
+                            Some(TokenTree::Ident(f)) if self.fn_names.contains(&name(f)) => {
+                                self.function_cast(f.span(), &name(f));
+                            }
+                            Some(TokenTree::Punct(p)) if p.as_char() == '>' => {
+                                self.function_cast(p.span(), "una ruta con ::<…>");
+                            }
+                            _ => {}
+                        }
+                    }
                     i = self.token_path(&toks, i, id, if at_start { prefix } else { &[] });
                     at_start = false;
                 }
@@ -990,6 +1114,38 @@ impl<'ast> Visit<'ast> for Scan {
         if let syn::Expr::Verbatim(ts) = e {
             self.tokens(ts.clone(), &[]);
         }
+        if let syn::Expr::MethodCall(m) = e {
+            let n = name(&m.method);
+            if ADDRESS_NAMES.contains(&n.as_str()) || ADDRESS_METHODS_ONLY.contains(&n.as_str()) {
+                self.address(m.method.span(), &n);
+            }
+        }
+        if let syn::Expr::Cast(c) = e
+            && let syn::Type::Path(t) = &*c.ty
+            && t.path
+                .get_ident()
+                .is_some_and(|i| INTEGER_TYPES.contains(&name(i).as_str()))
+        {
+            let mut inner = &*c.expr;
+            while let syn::Expr::Paren(p) = inner {
+                inner = &p.expr;
+            }
+            if let syn::Expr::Path(p) = inner {
+                let generic = p.path.segments.iter().any(|s| !s.arguments.is_none());
+                let last = p.path.segments.last().map(|s| name(&s.ident));
+                let own_fn = last.as_ref().is_some_and(|l| self.fn_names.contains(l));
+                if generic || own_fn {
+                    let shown = p
+                        .path
+                        .segments
+                        .iter()
+                        .map(|s| name(&s.ident))
+                        .collect::<Vec<_>>()
+                        .join("::");
+                    self.function_cast(c.as_token.span, &shown);
+                }
+            }
+        }
         visit::visit_expr(self, e);
     }
 
@@ -999,6 +1155,14 @@ impl<'ast> Visit<'ast> for Scan {
         }
         if let syn::Type::Ptr(p) = t {
             self.raw_pointer(p.star_token.span);
+        }
+        if let syn::Type::FnPtr(f) = t {
+            // A function pointer compares and casts by address.
+            self.add(
+                f.fn_token.span,
+                format!("fn(…) (un puntero a función) {ADDRESS_WHAT}"),
+                Kind::Introspection,
+            );
         }
         visit::visit_type(self, t);
     }

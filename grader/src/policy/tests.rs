@@ -653,3 +653,63 @@ fn addresses_are_refused() {
     assert!(short("fn f(a: &mut u64, b: u64) -> u64 { *a *= 2; *a * b }").is_empty());
     assert!(short("fn f(x: u8) -> String { format!(\"{x:?} {:>3}\", 1) }").is_empty());
 }
+
+/// The breaker's routes to a type's size or a function's address without a
+/// raw pointer type (a client that told the recording key source from the
+/// real one and regenerated the key per attempt outside grading, 36/36; a
+/// store atomic only under the explorer, 20/20): refused.
+#[test]
+fn addresses_without_raw_pointer_types_are_refused() {
+    let probe = "fn ancho<T>(x: &T) -> usize {\n    let r = std::slice::from_ref(x).as_ptr_range();\n    r.end as usize - r.start as usize\n}\n";
+    assert_eq!(
+        short(probe),
+        [format!(
+            "2:37: usa as_ptr_range (la dirección de un valor o de una función como número) ({INTRO})"
+        )]
+    );
+    let turbofish =
+        "pub fn charge_order<P, K>(p: P, k: K) -> usize {\n    charge_order::<P, K> as usize\n}\n";
+    assert_eq!(
+        short(turbofish),
+        [format!(
+            "2:26: usa charge_order as … (la dirección de un valor o de una función como número) ({INTRO})"
+        )]
+    );
+    let own = "fn helper() {}\nfn f() -> bool { (helper as usize) % 2 == 0 }\n";
+    assert_eq!(
+        short(own),
+        [format!(
+            "2:26: usa helper as … (la dirección de un valor o de una función como número) ({INTRO})"
+        )]
+    );
+    let pointer = "fn f() -> usize { let g: fn() = f2; g as usize }\nfn f2() {}\n";
+    assert_eq!(
+        short(pointer),
+        [format!(
+            "1:26: usa fn(…) (un puntero a función) (la dirección de un valor o de una función como número) ({INTRO})"
+        )]
+    );
+    for spec in ["{:1p}", "{:#p}", "{x:>20p}", "{0:p}"] {
+        let src = format!("fn f(x: &u8) -> String {{ format!(\"{spec}\", x) }}");
+        assert_eq!(short(&src).len(), 1, "{spec}");
+    }
+    // In a macro's tokens too.
+    let in_macro = "fn f(v: &[u8]) -> String { format!(\"{}\", v.as_ptr() as usize) }";
+    assert_eq!(
+        short(in_macro),
+        [format!(
+            "1:44: usa as_ptr (la dirección de un valor o de una función como número) ({INTRO})"
+        )]
+    );
+    let rc = "use std::rc::Rc;\nfn f(x: Rc<u8>) -> bool { Rc::into_raw(x).is_aligned() }";
+    assert_eq!(short(rc).len(), 1, "{:?}", short(rc));
+    // What ordinary code does with casts, `addr` and formats passes.
+    for fine in [
+        "fn f(n: u32, v: &[u8]) -> usize { n as usize + v.len() as usize + u64::MAX as usize }",
+        "fn f(addr: u64) -> u64 { let addr = addr + 1; addr }",
+        "fn f(x: u8) -> String { format!(\"{{:p}} {x:>4} {:?} {x:#x}\", 1) }",
+        "fn f(xs: &[u64]) -> u64 { xs.iter().map(|&x| x as u64).sum::<u64>() as u64 }",
+    ] {
+        assert!(short(fine).is_empty(), "{fine}: {:?}", short(fine));
+    }
+}
