@@ -540,6 +540,25 @@ fn the_mutants_pass_the_sequential_checks_and_fail_only_concurrent_ones() {
     }
 }
 
+/// A check-then-insert store breaks the same rule in several concurrent
+/// checks: the report tells it in full once, then "la misma causa que
+/// arriba" (the student's trial counted ~80 lines of the same schedule).
+#[test]
+fn one_broken_rule_is_told_once_in_the_report() {
+    use grader::report::sheet::Sheet;
+    use grader::report::text::{Hints, exercise_block};
+    use grader::rubric::Rubric;
+    use grader::variants::Plan;
+    let catalog = Catalog::new(Vec::new(), &[Exercise::Store]);
+    let graded = grading::grade(&catalog, &exec::<CheckThenInsertKit>(), "exercises", 2);
+    let sheet = Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[]);
+    let text = exercise_block(&sheet, Exercise::Store, "vuelve a correr", Hints::Shown);
+    let told = text.matches("horario: hilo").count();
+    let same = text.matches("la misma causa que arriba").count();
+    assert_eq!(told, 1, "{text}");
+    assert!(same >= 2, "{text}");
+}
+
 #[test]
 fn the_race_scenario_shows_the_second_charge_only_without_atomicity() {
     let r = race::run(&exec::<Reference>()).unwrap();

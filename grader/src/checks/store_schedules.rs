@@ -193,12 +193,7 @@ pub fn run_seeded(h: &dyn Execute, id: &str, seed: u64) -> Result<(), Verdict> {
         _ => plan,
     };
     let explorer = explorer_of(h, &histories[0])?;
-    check_all(
-        explorer,
-        &histories,
-        &|history| planner(history, seed),
-        seed,
-    )
+    check_all(explorer, &histories, &|history| planner(history, seed))
 }
 
 /// How a check chooses the schedules of a history, with a seed.
@@ -228,18 +223,13 @@ pub(crate) fn explorer_of<'a>(
 
 /// Runs every history (one harness process) and fails on the first one
 /// that breaks a property in some schedule, shrunk.
-fn check_all(
-    h: &dyn Execute,
-    histories: &[History],
-    plan: Plan<'_>,
-    seed: u64,
-) -> Result<(), Verdict> {
+fn check_all(h: &dyn Execute, histories: &[History], plan: Plan<'_>) -> Result<(), Verdict> {
     let found = first_failing(h, histories, plan)?;
     let Some((history, explored)) = found else {
         return Ok(());
     };
     let (history, explored) = shrink(h, history, explored, plan)?;
-    Err(counterexample(&history, &explored, seed))
+    Err(counterexample(&history, &plan(&history), &explored))
 }
 
 /// The first of `histories` that breaks a property, with what was explored.
@@ -726,22 +716,36 @@ pub fn describe(history: &History) -> String {
     parts.join(" · ")
 }
 
-fn how(explored: &[Explored], seed: u64) -> String {
-    explored
-        .iter()
-        .map(|e| {
-            if e.complete {
+/// How the schedules were chosen, in words, each exploration with what it
+/// ran: `los 539 horarios posibles (exhaustivo)`, `los primeros 20000
+/// horarios en profundidad (la exploración exhaustiva se cortó ahí; hay
+/// más)`, `200 horarios aleatorios (semilla 2)`, `200 horarios PCT
+/// (semilla 2)`.
+fn how(plan: &[Exploration], explored: &[Explored]) -> String {
+    plan.iter()
+        .zip(explored)
+        .map(|(p, e)| match p {
+            Exploration::Exhaustive { .. } if e.complete => {
                 format!("los {} horarios posibles (exhaustivo)", e.schedules)
-            } else {
-                format!("{} horarios (semilla {seed})", e.schedules)
             }
+            Exploration::Exhaustive { .. } => format!(
+                "los primeros {} horarios en profundidad (la exploración exhaustiva se cortó ahí; hay más)",
+                e.schedules
+            ),
+            Exploration::Random { seed, .. } => {
+                format!("{} horarios aleatorios (semilla {seed})", e.schedules)
+            }
+            Exploration::Pct { seed, .. } => {
+                format!("{} horarios PCT (semilla {seed})", e.schedules)
+            }
+            Exploration::Replay { .. } => "el horario repetido".to_string(),
         })
         .collect::<Vec<_>>()
         .join(" + ")
 }
 
 /// The verdict of `history`'s broken outcome.
-fn counterexample(history: &History, explored: &[Explored], seed: u64) -> Verdict {
+fn counterexample(history: &History, plan: &[Exploration], explored: &[Explored]) -> Verdict {
     let Some((o, b)) = worst(history, explored) else {
         return Verdict::Passed;
     };
@@ -750,7 +754,7 @@ fn counterexample(history: &History, explored: &[Explored], seed: u64) -> Verdic
         "{} hilo(s), {} llamada(s) · {} · {} de {total} horarios llegan a este resultado · se esperaba {}",
         history.threads.len(),
         history.call_count(),
-        how(explored, seed),
+        how(plan, explored),
         o.reached,
         b.expected
     );
@@ -1002,6 +1006,37 @@ pub(crate) fn replayed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// How the schedules were chosen names each exploration for what it
+    /// was: a capped exhaustive search is not told as exhaustive nor seeded.
+    #[test]
+    fn how_tells_each_exploration_for_what_it_was() {
+        let explored = |schedules, complete| Explored {
+            schedules,
+            complete,
+            outcomes: Vec::new(),
+        };
+        let every = Exploration::Exhaustive { limit: 20_000 };
+        assert_eq!(
+            how(std::slice::from_ref(&every), &[explored(539, true)]),
+            "los 539 horarios posibles (exhaustivo)"
+        );
+        assert_eq!(
+            how(std::slice::from_ref(&every), &[explored(20_000, false)]),
+            "los primeros 20000 horarios en profundidad (la exploración exhaustiva se cortó ahí; hay más)"
+        );
+        let history = History {
+            before: Vec::new(),
+            threads: vec![vec![call(1, 1, 500)]; 3],
+        };
+        assert_eq!(
+            how(
+                &plan(&history, 2),
+                &[explored(200, false), explored(200, false)]
+            ),
+            "200 horarios aleatorios (semilla 2) + 200 horarios PCT (semilla 2)"
+        );
+    }
     use sim::LedgerEntry;
 
     fn row(key: u64, id: u64, dollars: i64) -> LedgerEntry {

@@ -214,6 +214,9 @@ fn rows(out: &mut String, results: &[&Row], in_order: &[&Row], hints: Hints) {
 fn same_cause_key(verdict: &Verdict) -> Option<String> {
     match verdict {
         Verdict::Failed { hint, .. } => Some(hint.clone()),
+        // The same rule broken (exercise 4's concurrent checks: one
+        // check-then-insert breaks four of them), told once.
+        Verdict::Counterexample { hint, .. } => Some(hint.clone()),
         Verdict::Panicked { message, location } => Some(format!("pánico en {location}: {message}")),
         Verdict::Refused { uses } => Some(uses.join("\n")),
         _ => None,
