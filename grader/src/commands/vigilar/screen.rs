@@ -167,11 +167,23 @@ fn body(out: &mut String, g: &Graded, view: View, hint: bool) {
 
 /// `Progreso: ✓ 1 cobro · ✗ 2 cliente · … 3 reconciliacion · … 4 atomico
 /// (bonus)`: ✓ every check passes, … still `todo!()`, ✗ anything else.
+/// When the code does not compile and the errors name some exercises'
+/// files, those are ✗ and the others `– … sin verificar` (nothing ran).
 pub fn progress(sheet: &Sheet) -> String {
+    let broken = sheet.compile_exercises();
+    let unverified = sheet.compile_errors().is_some() && !broken.is_empty();
     let marks: Vec<String> = sheet
         .exercises()
         .into_iter()
         .map(|e| {
+            let bonus = if is_bonus(sheet, e) { " (bonus)" } else { "" };
+            if unverified && !broken.contains(&e) {
+                return format!(
+                    "{YELLOW}–{RESET} {} {}{bonus} sin verificar",
+                    e.number(),
+                    e.id()
+                );
+            }
             let mark = if text::exercise_done(sheet, e) {
                 format!("{GREEN}✓{RESET}")
             } else if untouched(sheet, e) {
@@ -179,7 +191,6 @@ pub fn progress(sheet: &Sheet) -> String {
             } else {
                 format!("{RED}✗{RESET}")
             };
-            let bonus = if is_bonus(sheet, e) { " (bonus)" } else { "" };
             format!("{mark} {} {}{bonus}", e.number(), e.id())
         })
         .collect();
@@ -367,5 +378,12 @@ mod tests {
             "{screen}"
         );
         assert!(!screen.contains("Ejercicio 1 ·"), "{screen}");
+        // Only the exercise whose file has the error is ✗; nothing ran for
+        // the others.
+        let line = screen.lines().find(|l| l.starts_with("Progreso:")).unwrap();
+        assert_eq!(
+            crate::output::strip_colours(line),
+            "Progreso: – 1 cobro sin verificar · ✗ 2 cliente · – 3 reconciliacion sin verificar · – 4 atomico (bonus) sin verificar"
+        );
     }
 }
