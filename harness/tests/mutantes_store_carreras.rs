@@ -737,3 +737,27 @@ fn a_store_careful_only_with_the_fixed_checks_keys_is_caught() {
         trace[1]
     );
 }
+
+/// The hint of a second charge says what the thread that charged saw of
+/// the key: nothing there (check-then-insert), the key in flight (a
+/// conflict that charges), the key removed before its look.
+#[test]
+fn the_second_charge_hint_follows_what_the_charging_thread_saw() {
+    let (_, _, contrast) = caught::<CheckThenInsertKit>(TWO_RETRIES);
+    assert!(
+        contrast
+            .starts_with("buscar la key y marcarla en curso tienen que ser un solo paso atómico"),
+        "{contrast}"
+    );
+    let (_, _, conflict) = caught::<ConflictKit>(TWO_RETRIES);
+    assert!(
+        conflict.starts_with("hilo 2 encontró K1 en curso (paso ")
+            && conflict.contains("y cobró igual"),
+        "{conflict}"
+    );
+    let (_, _, released) = caught::<ReleasedKit>(TWO_RETRIES);
+    assert!(
+        released.contains("quitó K1 del store (paso ") && released.contains("antes de que hilo"),
+        "{released}"
+    );
+}

@@ -398,7 +398,7 @@ pub fn broken(history: &History, o: &Outcome) -> Option<Broken> {
                 at: row_step(o, rows[1]),
                 mark: "← aquí se cuela el segundo cobro".to_string(),
                 expected: format!("una sola fila en el ledger para {}", label(key)),
-                hint: "buscar la key y marcarla en curso tienen que ser un solo paso atómico, con el candado del store tomado entre los dos (lección 4): si buscas, sueltas el candado y después insertas, dos reintentos concurrentes buscan los dos antes de que ninguno inserte… y se cuelan los dos cobros".to_string(),
+                hint: second_charge_hint(o, key, rows[1]),
             });
         }
         let Some(&row) = rows.first() else {
@@ -490,6 +490,70 @@ pub fn broken(history: &History, o: &Outcome) -> Option<Broken> {
         }
     }
     None
+}
+
+/// Lesson 4's check-then-insert: the lookup and the claim apart.
+const CHECK_THEN_INSERT: &str = "buscar la key y marcarla en curso tienen que ser un solo paso atómico, con el candado del store tomado entre los dos (lección 4): si buscas, sueltas el candado y después insertas, dos reintentos concurrentes buscan los dos antes de que ninguno inserte… y se cuelan los dos cobros";
+
+/// The hint for a second row of `key` (row `second`), from what the thread
+/// that pushed it saw of `key` at its first look in that call: the key there (in flight or stored), charged all
+/// the same; the key removed by some thread before that look; or nothing
+/// there, where the first request's claim was not yet made (the lookup and
+/// the claim apart, check-then-insert).
+fn second_charge_hint(o: &Outcome, key: IdempotencyKey, second: usize) -> String {
+    let Some(at) = row_step(o, second) else {
+        return CHECK_THEN_INSERT.to_string();
+    };
+    let thread = o.steps[at].thread();
+    // Its first look at the key in the call that charged (not a later
+    // section of its own, like removing its mark).
+    let called = o.steps[..at]
+        .iter()
+        .rposition(|s| matches!(s, Step::Called { thread: t, .. } if *t == thread))
+        .unwrap_or(0);
+    let looked = (called..at).find(|&i| {
+        matches!(&o.steps[i], Step::Store { thread: t, key: k, .. } if *t == thread && *k == key)
+    });
+    let Some(looked) = looked else {
+        return format!(
+            "{} cobró sin mirar {} en el store: un cobro con una key se decide en el store (con su candado tomado), buscándola y marcándola en curso en un solo paso",
+            who(thread),
+            label(key)
+        );
+    };
+    let Step::Store { found, .. } = &o.steps[looked] else {
+        return CHECK_THEN_INSERT.to_string();
+    };
+    match found {
+        Some(KeyState::InFlight(_)) => format!(
+            "{} encontró {} en curso (paso {}) y cobró igual: una key en curso responde Err(InFlight) (el 409) sin tocar el ledger; el cobro ya lo está haciendo la primera request",
+            who(thread),
+            label(key),
+            looked + 1
+        ),
+        Some(KeyState::Completed(..)) => format!(
+            "{} encontró {} guardada (paso {}) y cobró igual: una key completada es un replay, devuelve el resultado guardado sin tocar el ledger",
+            who(thread),
+            label(key),
+            looked + 1
+        ),
+        None => {
+            let removed = o.steps[..looked].iter().rposition(|s| {
+                matches!(s, Step::Store { wrote, .. } if wrote.iter().any(|(k, now)| *k == key && now.is_none()))
+            });
+            match removed {
+                Some(r) => format!(
+                    "{} quitó {} del store (paso {}) antes de que {} la buscara (paso {}): sin la marca, el reintento no la encuentra y cobra otra vez. Una key en curso o completada se queda en el store (Err(InFlight) o Err(KeyReused) no la quitan)",
+                    who(o.steps[r].thread()),
+                    label(key),
+                    r + 1,
+                    who(thread),
+                    looked + 1
+                ),
+                None => CHECK_THEN_INSERT.to_string(),
+            }
+        }
+    }
 }
 
 /// The step that pushed ledger row `i` (from 0).
