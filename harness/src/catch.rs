@@ -49,13 +49,14 @@ pub fn catch<T>(job: impl FnOnce() -> T) -> Result<T, Failure> {
     })
 }
 
-/// Adds `extra` to the message of the panic being caught (the first one
-/// the hook saw), e.g. the schedule the explorer was running.
+/// Rewrites the message and location of the panic being caught (the first
+/// one the hook saw): the explorer tells its own failures in Spanish and
+/// adds the schedule it was running.
 #[cfg(feature = "explorar")]
-pub fn annotate(extra: &str) {
+pub fn rewrite(f: impl FnOnce(&mut String, &mut String)) {
     let mut slot = LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((message, _)) = slot.as_mut() {
-        message.push_str(extra);
+    if let Some((message, location)) = slot.as_mut() {
+        f(message, location);
     }
 }
 

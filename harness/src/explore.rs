@@ -162,8 +162,7 @@ pub fn explore<K: Kit>(history: &History, explore: &Exploration, server: Server)
     if let Err(panic) = ran {
         // The schedule it broke in, to replay with `repetir-horario`.
         let last = lock(&schedules).last().cloned().unwrap_or_default();
-        let steps: Vec<String> = last.iter().map(u32::to_string).collect();
-        crate::catch::annotate(&format!(" (en el horario {})", steps.join(".")));
+        crate::catch::rewrite(|message, location| explorer_failure(message, location, &last));
         std::panic::resume_unwind(panic);
     }
     let schedules = std::mem::take(&mut *lock(&schedules));
@@ -174,6 +173,41 @@ pub fn explore<K: Kit>(history: &History, explore: &Exploration, server: Server)
         schedules: ran,
         complete,
         outcomes: outcomes(history, runs, schedules),
+    }
+}
+
+/// The longest schedule written out in a failure (a spin loop's runs to
+/// [`MAX_STEPS`] steps: hundreds of kilobytes nobody replays by hand).
+pub const SHOWN_STEPS: usize = 2_000;
+
+/// Where a failure of the explorer itself (not a panic of the code) is
+/// located: the judge tells it as a failed check, not as a panic.
+pub const EXPLORER: &str = "explorador";
+
+/// A panic caught while exploring, told in Spanish: the explorer's own
+/// failures (every thread blocked; a schedule past [`MAX_STEPS`]) replace
+/// shuttle's English message and location with what was observed; every
+/// failure gets the schedule it happened in, `(en el horario 0.1.1…)`, or
+/// its length when longer than [`SHOWN_STEPS`].
+fn explorer_failure(message: &mut String, location: &mut String, schedule: &[u32]) {
+    if message.starts_with("deadlock") {
+        *message = "bloqueo mutuo (deadlock): en este horario todos los hilos quedaron esperando un candado que tiene otro hilo, y ninguno puede seguir".to_string();
+        *location = EXPLORER.to_string();
+    } else if message.starts_with("exceeded max_steps bound") {
+        *message = format!(
+            "el horario no terminó en {} pasos del explorador (cada paso, un candado tomado): tu código siguió tomando candados sin terminar la llamada",
+            MAX_STEPS
+        );
+        *location = EXPLORER.to_string();
+    }
+    if schedule.len() <= SHOWN_STEPS {
+        let steps: Vec<String> = schedule.iter().map(u32::to_string).collect();
+        message.push_str(&format!(" (en el horario {})", steps.join(".")));
+    } else {
+        message.push_str(&format!(
+            " (en un horario de {} pasos, demasiado largo para repetirlo)",
+            schedule.len()
+        ));
     }
 }
 

@@ -696,13 +696,93 @@ kit!(LocksBothWaysKit, LocksBothWays);
 #[test]
 fn a_deadlock_names_the_schedule_it_happened_in() {
     match schedules::run(&exec::<LocksBothWaysKit>(), TWO_KEYS) {
-        Err(Verdict::Panicked { message, .. }) => {
-            let (_, schedule) = message.rsplit_once("(en el horario ").expect(&message);
-            let schedule = schedule.trim_end_matches(')');
-            assert!(schedules::parse_schedule(schedule).is_ok(), "{message}");
-            assert!(message.contains("deadlock"), "{message}");
+        Err(Verdict::Failed {
+            expected,
+            got,
+            hint,
+            ..
+        }) => {
+            assert!(
+                got.starts_with(
+                    "bloqueo mutuo (deadlock): en este horario todos los hilos quedaron esperando"
+                ),
+                "{got}"
+            );
+            assert!(
+                expected.starts_with("que cada llamada de la historia termine"),
+                "{expected}"
+            );
+            let (_, cmd) = hint.rsplit_once(" · repítelo con: ").expect(&hint);
+            assert!(
+                cmd.starts_with(
+                    "cargo run -p grader -- repetir-horario K1:1:500/K2:2:300 --horario "
+                ),
+                "{cmd}"
+            );
+            let schedule = cmd.rsplit_once("--horario ").unwrap().1;
+            assert!(schedules::parse_schedule(schedule).is_ok(), "{cmd}");
+            assert!(!format!("{got}{hint}").contains("blocked"), "{got}");
         }
         other => panic!("se esperaba el bloqueo mutuo, no {other:?}"),
+    }
+}
+
+/// Spins until the first request's result is stored: under the explorer
+/// a retry that waits in a loop never lets the first one finish.
+#[derive(Debug, Default)]
+struct SpinsWhileInFlight(Parts);
+
+impl SharedPayments for SpinsWhileInFlight {
+    fn charge(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, ChargeError> {
+        let request = ChargeRequest { order_id, amount };
+        loop {
+            let mut store = self.0.store.lock();
+            match store.get(&key).copied() {
+                Some(KeyState::InFlight(_)) => continue,
+                Some(KeyState::Completed(r, result)) if r == request => return Ok(result),
+                Some(KeyState::Completed(..)) => return Err(ChargeError::KeyReused),
+                None => {
+                    store.insert(key, KeyState::InFlight(request));
+                    break;
+                }
+            }
+        }
+        let result = self.0.charge(key, order_id, amount);
+        self.0.store_result(key, request, result);
+        Ok(result)
+    }
+    fn ledger(&self) -> Vec<LedgerEntry> {
+        self.0.ledger.lock().clone()
+    }
+}
+
+kit!(SpinsKit, SpinsWhileInFlight);
+
+/// A spin loop is told in Spanish, without shuttle's English nor a schedule
+/// of a hundred thousand steps: PCT's schedules (three retries) keep the
+/// spinning thread first, and it never lets the first request finish.
+#[test]
+fn a_spin_loop_is_told_in_spanish_without_its_huge_schedule() {
+    match schedules::run(&exec::<SpinsKit>(), THREE_RETRIES) {
+        Err(Verdict::Failed { got, hint, .. }) => {
+            assert!(
+                got.starts_with("el horario no terminó en 100000 pasos del explorador"),
+                "{got}"
+            );
+            assert!(
+                got.ends_with("pasos, demasiado largo para repetirlo)"),
+                "{got}"
+            );
+            assert!(got.len() < 400, "{}", got.len());
+            assert!(!hint.contains("repítelo"), "{hint}");
+            assert!(!got.contains("max_steps"), "{got}");
+        }
+        other => panic!("se esperaba el horario que no termina, no {other:?}"),
     }
 }
 

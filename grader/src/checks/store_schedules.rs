@@ -255,13 +255,53 @@ fn first_failing(
     }
     let mut explored: Vec<Vec<Explored>> = vec![Vec::new(); histories.len()];
     for (answer, i) in h.execute(&jobs).into_iter().zip(owner) {
-        explored[i].push(explored_of(answer?)?);
+        let answer = answer.map_err(|v| failed_schedule(&histories[i], v))?;
+        explored[i].push(explored_of(answer)?);
     }
     Ok(histories
         .iter()
         .zip(explored)
         .find(|(history, e)| worst(history, e).is_some())
         .map(|(history, e)| (history.clone(), e)))
+}
+
+/// Where the explorer's harness locates a failure of the explorer itself
+/// (`harness::explore::EXPLORER`): every thread blocked, or a schedule that
+/// never ends.
+const EXPLORER: &str = "explorador";
+
+/// A failure in one schedule of `history` with the command that replays
+/// it: the explorer's own (a deadlock, a schedule past its steps) as a
+/// failed check in Spanish, a panic of the code as that panic, both with
+/// `repetir-horario` when the schedule was written out.
+fn failed_schedule(history: &History, verdict: Verdict) -> Verdict {
+    let Verdict::Panicked { message, location } = verdict else {
+        return verdict;
+    };
+    let replay = message
+        .rsplit_once(" (en el horario ")
+        .and_then(|(_, rest)| rest.strip_suffix(')'))
+        .and_then(|text| parse_schedule(text).ok())
+        .map(|schedule| replay_command(history, &schedule));
+    let again = replay
+        .as_ref()
+        .map_or(String::new(), |cmd| format!(" · repítelo con: {cmd}"));
+    if location == EXPLORER {
+        return Verdict::failed(
+            format!(
+                "que cada llamada de la historia termine en todos los horarios ({})",
+                describe(history)
+            ),
+            message,
+            format!(
+                "el explorador detuvo este horario: mira el orden en que tu charge toma y suelta los candados (store y ledger){again}"
+            ),
+        );
+    }
+    Verdict::Panicked {
+        message: format!("{message}{again}"),
+        location,
+    }
 }
 
 pub(crate) fn explored_of(o: Observation) -> Result<Explored, Verdict> {
