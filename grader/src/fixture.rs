@@ -192,7 +192,9 @@ impl Scenario {
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.is_file())
             .collect();
-        paths.sort();
+        // By name without `.toml`: `flota-1000` before `flota-1000-semilla-7`
+        // (the lesson's fleet first), whatever the byte after the name.
+        paths.sort_by(|a, b| a.file_stem().cmp(&b.file_stem()));
         if paths.is_empty() {
             return Err(dir_error(
                 "la carpeta no contiene fixtures (se esperan archivos *.toml)".to_string(),
