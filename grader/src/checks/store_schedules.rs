@@ -696,7 +696,16 @@ pub fn step_words(step: &Step) -> String {
             let just_stores = stores_result && !matches!(found, Some(KeyState::Completed(..)));
             let own_mark =
                 matches!(found, Some(KeyState::InFlight(_))) && wrote.iter().any(|(k, _)| k == key);
-            if !own_mark && !just_stores {
+            // A stored result replaced in the same section (by a mark or
+            // another result): told as what happened to it, not as a
+            // lookup the code may never have made.
+            let overwrites = matches!(found, Some(KeyState::Completed(..)))
+                && wrote
+                    .iter()
+                    .any(|(k, now)| k == key && now.as_ref() != found.as_ref());
+            if overwrites {
+                parts.push(format!("pisa {} (estaba {})", label(*key), state(found)));
+            } else if !own_mark && !just_stores {
                 parts.push(format!("busca {} → {}", label(*key), state(found)));
             }
             for (k, now) in wrote {
@@ -1110,6 +1119,38 @@ pub(crate) fn replayed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stored result replaced in one section is told as overwritten (a
+    /// blind insert over `Completed`), not as a lookup.
+    #[test]
+    fn an_overwritten_result_is_not_told_as_a_lookup() {
+        let request = ChargeRequest {
+            order_id: OrderId(1),
+            amount: Money::from_dollars(500),
+        };
+        let result = ChargeResult {
+            charge_id: sim::ChargeId(1),
+            amount: Money::from_dollars(500),
+            status: ChargeStatus::Captured,
+        };
+        let step = Step::Store {
+            thread: 2,
+            key: IdempotencyKey(1),
+            found: Some(KeyState::Completed(request, result)),
+            wrote: vec![(IdempotencyKey(1), Some(KeyState::InFlight(request)))],
+        };
+        assert_eq!(
+            step_words(&step),
+            "pisa K1 (estaba guardado ch_0001) y marca K1 en curso"
+        );
+        let claim = Step::Store {
+            thread: 1,
+            key: IdempotencyKey(1),
+            found: None,
+            wrote: vec![(IdempotencyKey(1), Some(KeyState::InFlight(request)))],
+        };
+        assert_eq!(step_words(&claim), "busca K1 → no está y marca K1 en curso");
+    }
 
     /// How the schedules were chosen names each exploration for what it
     /// was: a capped exhaustive search is not told as exhaustive nor seeded.
