@@ -322,6 +322,11 @@ pub struct CompararArgs {
     /// tabla.
     #[arg(long)]
     pub json: bool,
+
+    /// Solo la flota: sin la carrera de la lección 4 al final (dos
+    /// reintentos a la vez con tu store del ejercicio 4).
+    #[arg(long, visible_alias = "without-race")]
+    pub sin_carrera: bool,
 }
 
 /// `ver`'s arguments.

@@ -40,13 +40,21 @@ pub fn run(cli: &Cli, args: &CompararArgs) -> ExitCode {
     };
     // Lesson 4's race, with the implementation's store (exercise 4): a
     // `todo!()` is told as pending and never builds the explorer.
-    let race = race::run(&h);
+    // `--sin-carrera`: the fleet alone (the benchmark against the lesson's
+    // Python model, which has no race).
+    let race = (!args.sin_carrera).then(|| race::run(&h));
     let text = if args.json {
         let mut value = comparison::to_json(&scenario, which.crate_name(), &worlds);
-        value["carrera"] = race::to_json(race.as_ref());
+        if let Some(race) = &race {
+            value["carrera"] = race::to_json(race.as_ref());
+        }
         serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
     } else {
-        comparison::render(&scenario, which.crate_name(), &worlds) + &race::section(race.as_ref())
+        let mut text = comparison::render(&scenario, which.crate_name(), &worlds);
+        if let Some(race) = &race {
+            text.push_str(&race::section(race.as_ref()));
+        }
+        text
     };
     output::print_stdout(&text);
     ExitCode::SUCCESS
