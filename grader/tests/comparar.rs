@@ -80,6 +80,10 @@ mod with_solutions {
             ),
             "{race}"
         );
+        // `--sin-carrera`: the fleet's table alone.
+        let o = grader(&["comparar", "--solutions", "--sin-carrera"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(stdout(&o), table);
         assert_eq!(stderr(&o), "", "no progress bar off a terminal");
     }
 
