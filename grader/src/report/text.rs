@@ -270,15 +270,19 @@ fn progress(sheet: &Sheet) -> String {
     let bonus = |e: &Exercise| sheet.of(*e).any(|r| r.bonus);
     let graded = sheet.exercises();
     let main: Vec<Exercise> = graded.iter().copied().filter(|e| !bonus(e)).collect();
-    let all_main = Exercise::ALL.iter().filter(|e| !e.bonus()).count();
     let done: Vec<Exercise> = main
         .iter()
         .copied()
         .filter(|e| exercise_done(sheet, *e))
         .collect();
-    let whole = main.len() == all_main;
+    // Every exercise of the course graded (a rubric may count the bonus in:
+    // then it is one of them).
+    let whole = Exercise::ALL
+        .iter()
+        .filter(|e| !e.bonus())
+        .all(|e| main.contains(e));
     let mut head = if whole {
-        format!("Progreso: {}/{all_main} ejercicios", done.len())
+        format!("Progreso: {}/{} ejercicios", done.len(), main.len())
     } else if main.is_empty() {
         // Only the bonus was graded (`--ejercicio atomico`).
         let names: Vec<&str> = graded.iter().map(|e| e.id()).collect();
@@ -287,7 +291,7 @@ fn progress(sheet: &Sheet) -> String {
         let (points, max) = sheet.total();
         let names: Vec<&str> = graded.iter().map(|e| e.id()).collect();
         format!(
-            "Progreso: {} · {points}/{max} de los 100 puntos del kit",
+            "Progreso: {} · {points}/{max} puntos de lo calificado",
             names.join(", ")
         )
     };
