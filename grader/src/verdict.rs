@@ -5,6 +5,76 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::catalog::Exercise;
 
+/// The most characters of student-provided text (a panic message, a
+/// location, the lines the code printed) a verdict keeps; the rest is
+/// counted, not shown.
+pub const STUDENT_TEXT_CHARS: usize = 2_000;
+
+/// `text`, which the student's code produced, made safe for every report
+/// format: one line (a newline shows as `⏎`, a tab as a space), no control
+/// character (each other one shows as its `\u{..}` escape, so an ESC
+/// sequence cannot colour, move or clear anything), and at most
+/// [`STUDENT_TEXT_CHARS`] characters, followed by `… (N caracteres más)`.
+/// The only entrance of such text into a verdict: [`From<Failure>`] and
+/// the quoted output of a dead process use it.
+pub fn student_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(4 * STUDENT_TEXT_CHARS));
+    let mut shown = 0usize;
+    let mut chars = text.chars();
+    // `\r\n` is one line break.
+    let mut last_cr = false;
+    for c in chars.by_ref() {
+        if c == '\n' && last_cr {
+            last_cr = false;
+            continue;
+        }
+        last_cr = c == '\r';
+        let piece: std::borrow::Cow<'static, str> = match c {
+            '\n' | '\r' | '\u{2028}' | '\u{2029}' | '\u{85}' => "⏎".into(),
+            '\t' => " ".into(),
+            c if c.is_control() || is_invisible_format(c) => {
+                format!("\\u{{{:x}}}", c as u32).into()
+            }
+            c => c.to_string().into(),
+        };
+        out.push_str(&piece);
+        shown += 1;
+        if shown == STUDENT_TEXT_CHARS {
+            break;
+        }
+    }
+    let rest = chars.count();
+    if rest > 0 {
+        out.push_str(&format!("… ({rest} caracteres más)"));
+    }
+    out
+}
+
+/// Characters that change how the text around them is shown without being
+/// shown themselves (bidirectional overrides and isolates, zero-width
+/// joiners, the byte-order mark): a message could reorder a report line
+/// with them.
+fn is_invisible_format(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{feff}')
+}
+
+impl From<protocol::Failure> for Verdict {
+    /// The verdict of a `todo!()` or a panic the harness caught; its
+    /// message and location come from the student's code, so they pass
+    /// through [`student_text`].
+    fn from(f: protocol::Failure) -> Verdict {
+        match f {
+            protocol::Failure::Pending { location } => Verdict::Pending {
+                location: student_text(&location),
+            },
+            protocol::Failure::Panicked { message, location } => Verdict::Panicked {
+                message: student_text(&message),
+                location: student_text(&location),
+            },
+        }
+    }
+}
+
 /// A hint and the fixed check (its name within the exercise) whose rule it
 /// explains; `None` when the hint only says what differs.
 pub type Hint = (String, Option<&'static str>);
@@ -196,5 +266,52 @@ impl Verdict {
                 lines
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn student_text_is_one_line_without_control_characters() {
+        assert_eq!(student_text("a\nb\r\nc\rd\te"), "a⏎b⏎c⏎d e");
+        assert_eq!(
+            student_text("\u{1b}[2J\u{7}\u{0}\u{202e}x\u{85}y"),
+            "\\u{1b}[2J\\u{7}\\u{0}\\u{202e}x⏎y"
+        );
+        assert_eq!(student_text("ñandú ✓ 日本"), "ñandú ✓ 日本");
+    }
+
+    #[test]
+    fn student_text_is_cut_at_its_limit_counting_characters() {
+        let long = "é".repeat(STUDENT_TEXT_CHARS + 5);
+        assert_eq!(
+            student_text(&long),
+            format!("{}… (5 caracteres más)", "é".repeat(STUDENT_TEXT_CHARS))
+        );
+        let exact = "é".repeat(STUDENT_TEXT_CHARS);
+        assert_eq!(student_text(&exact), exact);
+    }
+
+    #[test]
+    fn a_caught_panic_enters_the_verdict_through_student_text() {
+        let v = Verdict::from(protocol::Failure::Panicked {
+            message: "uno\nPuntaje: 100/100".to_string(),
+            location: "exercises/src/client.rs:3:1".to_string(),
+        });
+        assert_eq!(
+            v.explanation(),
+            ["pánico en exercises/src/client.rs:3:1: uno⏎Puntaje: 100/100"]
+        );
+        let p = Verdict::from(protocol::Failure::Pending {
+            location: "exercises/src/client.rs:3\u{1b}".to_string(),
+        });
+        assert_eq!(
+            p,
+            Verdict::Pending {
+                location: "exercises/src/client.rs:3\\u{1b}".to_string()
+            }
+        );
     }
 }

@@ -172,7 +172,7 @@ fn the_reference_scores_100_of_100_and_the_stubs_0() {
         );
         assert!(body.contains("todavía es todo!()"), "{body}");
         assert!(
-            body.contains("bonus 0/20 (pendiente: todavía es todo!())**"),
+            body.contains("bonus 0/20: pendiente, todavía es todo!()**"),
             "{body}"
         );
     }

@@ -26,7 +26,7 @@ fn the_untouched_stubs_score_0_in_every_format() {
     assert_eq!(
         score_line(&out),
         format!(
-            "Puntaje: 0/100 puntos (0/{graded} verificaciones) · bonus 0/{} (pendiente: todavía es todo!())",
+            "Puntaje: 0/100 puntos (0/{graded} verificaciones) · bonus 0/{}: pendiente, todavía es todo!()",
             bonus_points()
         )
     );

@@ -130,7 +130,7 @@ fn exercises_that_watch_where_they_run_or_read_outside_get_zero_in_every_format(
                 SHADOW,
                 EXE_RECONCILE,
                 STD_SYNC,
-                "Puntaje: 0/100 puntos (0/40 verificaciones) · bonus 0/20 (rechazado por la política de código)",
+                "Puntaje: 0/100 puntos (0/40 verificaciones) · bonus 0/20: rechazado por la política de código",
             ],
         );
         assert!(!report.contains("no compila"), "{report}");

@@ -3,6 +3,7 @@
 //! it, answering with raw observations (see the `protocol` crate). It decides
 //! no grade: the judge (`grader`) compares what it observed with the oracle.
 
+mod alloc;
 mod catch;
 mod charges;
 #[cfg(feature = "explorar")]
@@ -20,6 +21,11 @@ use sim::Kit;
 
 pub use catch::catch;
 
+/// Every allocation of a harness goes through [`alloc::Watched`], so that a
+/// failed one is told to the judge on the answers' channel.
+#[global_allocator]
+static ALLOCATOR: alloc::Watched = alloc::Watched;
+
 /// Reads lists of jobs from stdin, each one line of JSON (a list), and
 /// prints one answer line per job, in order, flushing each, on the
 /// process's original stdout, until stdin ends; the judge may send the next
@@ -34,7 +40,11 @@ pub fn serve<K: Kit>() {
     loop {
         line.clear();
         match input.read_line(&mut line) {
-            Ok(0) => return,
+            Ok(0) => {
+                // The channel closes with `answers`, at the end of this call.
+                alloc::watch(-1);
+                return;
+            }
             Ok(_) => {}
             Err(e) => {
                 eprintln!("harness: no se pudo leer la entrada: {e}");
@@ -65,6 +75,10 @@ fn private_stdout() -> Box<dyn Write> {
     let copy = std::io::stdout().as_fd().try_clone_to_owned();
     match copy {
         Ok(fd) if nix::unistd::dup2_stdout(std::io::stderr()).is_ok() => {
+            use std::os::fd::AsRawFd;
+            // The descriptor lives in the returned file, which `serve`
+            // keeps until the process ends.
+            alloc::watch(fd.as_raw_fd());
             Box::new(std::fs::File::from(fd))
         }
         _ => Box::new(std::io::stdout()),

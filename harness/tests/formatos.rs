@@ -148,7 +148,7 @@ fn three_solved_and_the_bonus_stub_score_100_of_100_in_every_format() {
     let text = grader::output::strip_colours(&report::render(&sheet, Format::Text));
     assert_eq!(
         score_line(&text),
-        "Puntaje: 100/100 puntos (40/40 verificaciones) · bonus 0/20 (pendiente: todavía es todo!())"
+        "Puntaje: 100/100 puntos (40/40 verificaciones) · bonus 0/20: pendiente, todavía es todo!()"
     );
     assert!(
         text.trim_end().ends_with(

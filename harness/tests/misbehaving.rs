@@ -1,6 +1,8 @@
 //! Student code that misbehaves cannot take the report down, nor write its
 //! own grade (issues 3 and 9). For each of `todo!()`, a panic, an endless
-//! loop, a stack overflow, an abort, `std::process::exit`, unbounded memory
+//! loop, a stack overflow, an abort, `std::process::exit`, unbounded memory,
+//! std's out-of-memory message written to stderr before an abort (not told
+//! as out-of-memory: only the harness's allocator tells that)
 //! and printed imitations of the harness's answer lines, a kit that is the
 //! reference except for one misbehaving exercise is graded by the judge
 //! through real harness processes (`HarnessProcess`). The misbehaviour must
@@ -180,6 +182,30 @@ fn aborts_on_double_charge(orders: &[Order], ledger: &[LedgerEntry]) -> Reconcil
     r
 }
 
+/// Panics again when dropped during a panic's unwinding: the process aborts.
+struct PanicsWhileUnwinding;
+
+impl Drop for PanicsWhileUnwinding {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            panic!("otra vez, mientras se desenrolla el primero");
+        }
+    }
+}
+
+/// Reconciliation: on the first order charged twice, writes std's own
+/// out-of-memory message to stderr and then aborts (a panic inside a
+/// `Drop` during unwinding), with memory to spare.
+fn fakes_out_of_memory(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let r = solutions::reconciliation::reconcile(orders, ledger);
+    if r.orders_charged_twice_or_more > 0 {
+        eprintln!("memory allocation of 4096 bytes failed");
+        let _bomb = PanicsWhileUnwinding;
+        panic!("el primero");
+    }
+    r
+}
+
 /// Reconciliation: right, but prints a debugging line per ledger row, and
 /// then some: megabytes on stdout before the answer. Only on its first call
 /// in each harness process: the model-based check makes hundreds of calls.
@@ -244,6 +270,9 @@ kit!(FakeAnswerReconcile {
     reconcile: fakes_an_answer
 });
 kit!(ChattyReconcile { reconcile: chatty });
+kit!(FakeOomReconcile {
+    reconcile: fakes_out_of_memory
+});
 kit!(FileWritingClient {
     client: writes_and_deletes_files
 });
@@ -272,6 +301,7 @@ fn serve(kit: &str) {
         "MemoryHungryClient" => harness::serve::<MemoryHungryClient>(),
         "FakeAnswerReconcile" => harness::serve::<FakeAnswerReconcile>(),
         "ChattyReconcile" => harness::serve::<ChattyReconcile>(),
+        "FakeOomReconcile" => harness::serve::<FakeOomReconcile>(),
         "FileWritingClient" => harness::serve::<FileWritingClient>(),
         "ProcessLeavingServer" => harness::serve::<ProcessLeavingServer>(),
         other => panic!("unknown kit {other}"),
@@ -357,8 +387,8 @@ const CASES: &[Case] = &[
         kind: Kind::Crashed,
         unharmed: &[],
         spares_calm_scenarios: false,
-        says: "el proceso murió: desbordó la pila (stack overflow): ¿una recursión sin caso base?",
-        shows: "el proceso murió: desbordó la pila (stack overflow)",
+        says: "según esa salida, la pila se desbordó (stack overflow): ¿una recursión sin caso base?",
+        shows: "has overflowed its stack",
     },
     Case {
         what: "abort",
@@ -370,7 +400,7 @@ const CASES: &[Case] = &[
             "reconciliacion/filas-de-ordenes-desconocidas",
         ],
         spares_calm_scenarios: true,
-        says: "el proceso murió: abortó (std::process::abort o un error fatal del runtime)",
+        says: "el proceso murió: abortó (señal SIGABRT: std::process::abort, un pánico dentro de otro o un error fatal del runtime de Rust)",
         shows: "el proceso murió: abortó",
     },
     Case {
@@ -383,7 +413,7 @@ const CASES: &[Case] = &[
             "cobro/key-nueva-se-cobra-y-se-registra",
         ],
         spares_calm_scenarios: true,
-        says: "el proceso murió: el código terminó el proceso con std::process::exit(3) antes de entregar un resultado",
+        says: "el proceso murió: terminó con el estado de salida 3 (como con std::process::exit(3)) antes de entregar un resultado",
         shows: "std::process::exit(3)",
     },
     Case {
@@ -393,8 +423,21 @@ const CASES: &[Case] = &[
         kind: Kind::Crashed,
         unharmed: &[],
         spares_calm_scenarios: false,
-        says: "el proceso murió: se quedó sin memoria: superó el límite de 2 GiB",
+        says: "el proceso murió: se quedó sin memoria: el harness vio fallar una reserva de",
         shows: "se quedó sin memoria",
+    },
+    Case {
+        what: "escribe en stderr el mensaje de std sin memoria y aborta",
+        kit: "FakeOomReconcile",
+        exercise: Exercise::Reconciliacion,
+        kind: Kind::Crashed,
+        unharmed: &[
+            "reconciliacion/entradas-vacias-dan-ceros",
+            "reconciliacion/filas-de-ordenes-desconocidas",
+        ],
+        spares_calm_scenarios: true,
+        says: "el proceso murió: abortó (señal SIGABRT",
+        shows: "«memory allocation of 4096 bytes failed",
     },
     Case {
         what: "imprime líneas de respuesta falsas y luego es todo!()",
@@ -635,6 +678,11 @@ fn judge(case: &Case, catalog: &Catalog) -> Result<String, String> {
         let text = verdict.explanation().join(" ");
         if example.is_empty() {
             example = format!("{}: {text}", check.id);
+        }
+        // Only the harness's allocator tells an out-of-memory death: never
+        // what the code wrote to stderr.
+        if case.kit != "MemoryHungryClient" && text.contains("sin memoria") {
+            problems.push(format!("{}: told as out-of-memory: {text:?}", check.id));
         }
         if !text.contains(case.says) {
             problems.push(format!(

@@ -36,6 +36,19 @@ pub use world::{ClientKind, TracedCall, WorldRun, WorldTrace};
 /// implementation prints is ignored.
 pub const ANSWER_MARKER: &str = "@@kit-answer@@ ";
 
+/// The line the harness's allocator writes on the answers' channel when an
+/// allocation fails, followed by the size asked for, in bytes
+/// (`@@kit-sin-memoria@@ 4096`). The implementation cannot reach that
+/// channel, so the judge tells an out-of-memory death only when it saw this
+/// line, never from what the process wrote to stderr.
+pub const OUT_OF_MEMORY_MARKER: &str = "@@kit-sin-memoria@@ ";
+
+/// The size in bytes an [`OUT_OF_MEMORY_MARKER`] line reports, if `line`
+/// is one.
+pub fn parse_out_of_memory_line(line: &str) -> Option<u64> {
+    line.strip_prefix(OUT_OF_MEMORY_MARKER)?.trim().parse().ok()
+}
+
 /// One thing for the harness to run against the implementation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Job {

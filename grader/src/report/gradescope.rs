@@ -88,7 +88,7 @@ pub fn results(sheet: &Sheet) -> Results {
     }
     if let Some(bonus) = sheet.bonus_part() {
         output.push_str(&format!(
-            "El ejercicio 4 es un bonus: sus puntos se suman por encima de los {} ({bonus}).\n",
+            "El ejercicio 4 es un bonus: sus puntos se suman por encima de los {} · {bonus}\n",
             sheet.total().1
         ));
     }

@@ -204,8 +204,8 @@ impl Sheet {
         )
     }
 
-    /// The bonus part of the score line: `bonus 20/20`, `bonus 0/20
-    /// (pendiente: todavía es todo!())`; `None` when no bonus check ran.
+    /// The bonus part of the score line: `bonus 20/20`, `bonus 0/20:
+    /// pendiente, todavía es todo!()`; `None` when no bonus check ran.
     pub fn bonus_part(&self) -> Option<String> {
         if !self.has_bonus() {
             return None;
@@ -215,9 +215,9 @@ impl Sheet {
         let state = if self.compile_errors().is_some() {
             ""
         } else if rows().all(|r| matches!(r.verdict, Verdict::Pending { .. })) {
-            " (pendiente: todavía es todo!())"
+            ": pendiente, todavía es todo!()"
         } else if rows().all(|r| matches!(r.verdict, Verdict::Refused { .. })) {
-            " (rechazado por la política de código)"
+            ": rechazado por la política de código"
         } else {
             ""
         };
@@ -268,7 +268,7 @@ impl Sheet {
     /// `Puntaje: 42/100 puntos (7/34 verificaciones)`, or
     /// `Puntaje: 0/100 puntos (no compila)`; with the bonus apart when a
     /// bonus check ran: `Puntaje: 100/100 puntos (42/42 verificaciones) ·
-    /// bonus 0/20 (pendiente: todavía es todo!())`.
+    /// bonus 0/20: pendiente, todavía es todo!()`.
     pub fn score_line(&self) -> String {
         let (points, max) = self.total();
         let bonus = self

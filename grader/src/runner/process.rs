@@ -24,7 +24,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 
-use protocol::{Answer, Failure, Job, Observation};
+use protocol::{Job, Observation};
 
 use super::Execute;
 use super::cleanup;
@@ -35,6 +35,36 @@ use crate::verdict::Verdict;
 const STDERR_TAIL: usize = 64 << 10;
 /// A line without an answer marker is dropped once it is this long.
 const JUNK_LINE: usize = 1 << 20;
+/// The longest answer line any job may give: 64 MiB, plus
+/// [`ANSWER_BYTES_PER_UNIT`] per unit of its [`Job::work`]. The largest
+/// real answers are exercise 1's 100,009 calls (about 15 MB) and a
+/// fleet's client run (under 300 bytes per unit); a longer line is not
+/// read (the judge would hold all of it) and the job's verdict says so.
+const ANSWER_BYTES: usize = 64 << 20;
+/// See [`ANSWER_BYTES`].
+const ANSWER_BYTES_PER_UNIT: usize = 1 << 10;
+
+/// The longest answer line `job` may give ([`ANSWER_BYTES`]).
+fn answer_cap(job: &Job) -> usize {
+    let units = usize::try_from(job.work()).unwrap_or(usize::MAX);
+    ANSWER_BYTES.saturating_add(units.saturating_mul(ANSWER_BYTES_PER_UNIT))
+}
+
+/// What the reader of a harness's stdout found.
+enum Heard {
+    /// One job's answer.
+    Answer(Result<Observation, Verdict>),
+    /// A line that should have been an answer and cannot be read: the
+    /// Spanish explanation, for a [`Verdict::Crashed`].
+    Unreadable(String),
+    /// The harness's allocator said an allocation of this many bytes
+    /// failed ([`protocol::OUT_OF_MEMORY_MARKER`]).
+    AllocationFailed(u64),
+}
+
+/// The longest answer line of each job sent, in order, shared by the
+/// sender and the reader of one harness process.
+type Caps = std::sync::Arc<Mutex<std::collections::VecDeque<usize>>>;
 
 /// How long a job may take: `floor`, plus `per_unit` for each unit of
 /// [`Job::work`].
@@ -157,7 +187,9 @@ struct Session {
     cell: Option<Cell>,
     /// Each list of jobs, as one line, to the thread writing its stdin.
     input: mpsc::Sender<Vec<u8>>,
-    answers: mpsc::Receiver<Result<Result<Observation, Verdict>, String>>,
+    answers: mpsc::Receiver<Heard>,
+    /// The answer caps of the jobs sent and not yet answered.
+    caps: Caps,
     /// Time limits it may still be given ([`SESSION_WALL`]).
     room: Duration,
 }
@@ -265,34 +297,41 @@ impl HarnessProcess {
                 let _ = stdin.write_all(&input);
             });
         }
-        let answers = answer_reader(child.stdout.take());
+        let caps: Caps = Default::default();
+        lock(&caps).extend(jobs.iter().map(answer_cap));
+        let answers = answer_reader(child.stdout.take(), caps);
         let stderr = tail_reader(child.stderr.take());
         let mut results = Vec::with_capacity(jobs.len());
-        for job in jobs {
+        let mut failed_allocation = None;
+        'jobs: for job in jobs {
             let limit = self.limits.of(job);
-            match answers.recv_timeout(limit) {
-                Ok(Ok(answer)) => results.push(answer),
-                Ok(Err(e)) => {
-                    results.push(Err(Verdict::Crashed {
-                        what: format!(
-                            "el harness entregó una respuesta ilegible ({e}); ¿tu código escribe líneas que imitan el protocolo del grader?"
-                        ),
-                    }));
-                    break;
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    results.push(Err(Verdict::TimedOut {
-                        limit_ms: limit.as_millis() as u64,
-                    }));
-                    break;
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    let status = wait_briefly(&mut child);
-                    results.push(Err(Verdict::Crashed {
-                        what: explain_death(status, &collect(stderr)),
-                    }));
-                    self.end(&mut child, cell.as_ref());
-                    return finish(results, jobs.len());
+            let deadline = std::time::Instant::now() + limit;
+            loop {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                match answers.recv_timeout(left) {
+                    Ok(Heard::Answer(answer)) => {
+                        results.push(answer);
+                        continue 'jobs;
+                    }
+                    Ok(Heard::AllocationFailed(bytes)) => failed_allocation = Some(bytes),
+                    Ok(Heard::Unreadable(what)) => {
+                        results.push(Err(Verdict::Crashed { what }));
+                        break 'jobs;
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        results.push(Err(Verdict::TimedOut {
+                            limit_ms: limit.as_millis() as u64,
+                        }));
+                        break 'jobs;
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        let status = wait_briefly(&mut child);
+                        results.push(Err(Verdict::Crashed {
+                            what: explain_death(status, failed_allocation, &collect(stderr)),
+                        }));
+                        self.end(&mut child, cell.as_ref());
+                        return finish(results, jobs.len());
+                    }
                 }
             }
         }
@@ -363,7 +402,8 @@ impl HarnessProcess {
                 }
             }
         });
-        let answers = answer_reader(child.stdout.take());
+        let caps: Caps = Default::default();
+        let answers = answer_reader(child.stdout.take(), caps.clone());
         // Read to the end, so the harness never blocks on a full pipe;
         // a death in a shared process is explained by the run alone.
         let _ = tail_reader(child.stderr.take());
@@ -372,6 +412,7 @@ impl HarnessProcess {
             cell,
             input,
             answers,
+            caps,
             room: SESSION_WALL,
         })
     }
@@ -452,17 +493,31 @@ impl Session {
             at,
             timed_out,
         };
+        {
+            let mut caps = lock(&self.caps);
+            caps.clear();
+            caps.extend(jobs.iter().map(answer_cap));
+        }
         if self.input.send(protocol::job_line(jobs)).is_err() {
             return stopped(Vec::new(), 0, false);
         }
         let mut answered = Vec::with_capacity(jobs.len());
-        for (at, job) in jobs.iter().enumerate() {
-            match self.answers.recv_timeout(limits.of(job)) {
-                Ok(Ok(answer)) => answered.push(answer),
-                Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return stopped(answered, at, false);
+        'jobs: for (at, job) in jobs.iter().enumerate() {
+            let deadline = std::time::Instant::now() + limits.of(job);
+            loop {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                match self.answers.recv_timeout(left) {
+                    Ok(Heard::Answer(answer)) => {
+                        answered.push(answer);
+                        continue 'jobs;
+                    }
+                    // A death that follows is explained by the run alone.
+                    Ok(Heard::AllocationFailed(_)) => {}
+                    Ok(Heard::Unreadable(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        return stopped(answered, at, false);
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => return stopped(answered, at, true),
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => return stopped(answered, at, true),
             }
         }
         Served::All(answered)
@@ -523,20 +578,11 @@ fn finish(
     results
 }
 
-impl From<Failure> for Verdict {
-    fn from(f: Failure) -> Verdict {
-        match f {
-            Failure::Pending { location } => Verdict::Pending { location },
-            Failure::Panicked { message, location } => Verdict::Panicked { message, location },
-        }
-    }
-}
-
-/// Reads the harness's stdout, sending one item per answer line; other
-/// output is dropped.
-fn answer_reader<R: Read + Send + 'static>(
-    pipe: Option<R>,
-) -> mpsc::Receiver<Result<Result<Observation, Verdict>, String>> {
+/// Reads the harness's stdout, sending one item per answer line and per
+/// failed allocation the harness told; other output is dropped. The answer
+/// of the `i`-th job may be at most `caps[i]` bytes long: a longer one is
+/// [`Heard::Unreadable`], and the reader stops there.
+fn answer_reader<R: Read + Send + 'static>(pipe: Option<R>, caps: Caps) -> mpsc::Receiver<Heard> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let Some(pipe) = pipe else { return };
@@ -565,21 +611,52 @@ fn answer_reader<R: Read + Send + 'static>(
                         line = keep;
                     }
                 }
+                let cap = lock(&caps).front().copied().unwrap_or(ANSWER_BYTES);
+                if marked && line.len() > cap {
+                    let _ = tx.send(Heard::Unreadable(too_long(cap)));
+                    return;
+                }
                 continue;
             }
             line.pop();
             let text = String::from_utf8_lossy(&line);
-            if let Some(parsed) = protocol::parse_answer_line(&text) {
-                let item = parsed.map(|a: Answer| a.map_err(Verdict::from));
-                if tx.send(item).is_err() {
-                    return;
-                }
+            let heard = if let Some(bytes) = protocol::parse_out_of_memory_line(&text) {
+                Some(Heard::AllocationFailed(bytes))
+            } else {
+                protocol::parse_answer_line(&text).map(|parsed| {
+                    lock(&caps).pop_front();
+                    match parsed {
+                        Ok(answer) => Heard::Answer(answer.map_err(Verdict::from)),
+                        Err(e) => Heard::Unreadable(format!(
+                            "el harness entregó una respuesta ilegible ({})",
+                            crate::verdict::student_text(&e)
+                        )),
+                    }
+                })
+            };
+            if let Some(heard) = heard
+                && tx.send(heard).is_err()
+            {
+                return;
             }
             line.clear();
             marked = false;
         }
     });
     rx
+}
+
+/// The explanation of an answer line longer than `cap` bytes.
+fn too_long(cap: usize) -> String {
+    format!(
+        "la respuesta del harness, con lo que devolvió tu código, pasó de {} MiB, el límite de esta verificación (crece con su trabajo), y el juez no la leyó",
+        cap >> 20
+    )
+}
+
+/// The lock of `caps`, even if a thread panicked holding it.
+fn lock(caps: &Caps) -> std::sync::MutexGuard<'_, std::collections::VecDeque<usize>> {
+    caps.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -639,32 +716,39 @@ fn kill_group(child: &Child) {
     }
 }
 
-/// Spanish explanation of a harness that died without answering.
-fn explain_death(status: Option<ExitStatus>, stderr: &str) -> String {
+/// Spanish explanation of a harness that died without answering, from
+/// what the judge itself observed: the exit status and whether the
+/// harness's allocator told a failed allocation (`failed_allocation`, its
+/// size). Its stderr holds whatever the implementation printed, so it is
+/// never taken as the cause: its last lines are quoted as the process's
+/// own output.
+fn explain_death(
+    status: Option<ExitStatus>,
+    failed_allocation: Option<u64>,
+    stderr: &str,
+) -> String {
     use std::os::unix::process::ExitStatusExt;
-    if stderr.contains("has overflowed its stack") {
-        return "desbordó la pila (stack overflow): ¿una recursión sin caso base?".to_string();
-    }
-    if stderr.contains("memory allocation of") || stderr.contains("capacity overflow") {
-        return format!(
-            "se quedó sin memoria: superó el límite de {} GiB (¿un ledger o un store que crece sin fin?)",
-            sandbox::MEMORY_BYTES >> 30
-        );
-    }
+    let quoted = quote_tail(stderr);
     let Some(status) = status else {
-        return "cerró su salida y no terminó: ¿cerró la salida estándar?".to_string();
+        return format!("cerró su salida y no terminó: ¿cerró la salida estándar?{quoted}");
     };
-    match (status.code(), status.signal()) {
+    let cause = match (status.code(), status.signal()) {
         (Some(code), _) => format!(
-            "el código terminó el proceso con std::process::exit({code}) antes de entregar un resultado"
+            "terminó con el estado de salida {code} (como con std::process::exit({code})) antes de entregar un resultado"
         ),
-        (None, Some(6)) => "abortó (std::process::abort o un error fatal del runtime)".to_string(),
+        (None, Some(6)) => match failed_allocation {
+            Some(bytes) => format!(
+                "se quedó sin memoria: el harness vio fallar una reserva de {bytes} bytes (el límite es de {} GiB) y el proceso abortó",
+                sandbox::MEMORY_BYTES >> 30
+            ),
+            None => "abortó (señal SIGABRT: std::process::abort, un pánico dentro de otro o un error fatal del runtime de Rust)".to_string(),
+        },
         (None, Some(9)) => {
             "lo mató SIGKILL: el sistema sin memoria, el límite de tiempo de CPU, o tu propio código (kill -9)"
                 .to_string()
         }
         (None, Some(24)) => {
-            "superó el límite de tiempo de CPU (SIGXCPU): ¿hilos que giran sin fin?".to_string()
+            "superó el límite de tiempo de CPU (SIGXCPU); sugerencia: busca hilos que giran sin fin".to_string()
         }
         (None, Some(11)) => "violación de segmento (SIGSEGV)".to_string(),
         (None, Some(25)) => format!(
@@ -673,12 +757,191 @@ fn explain_death(status: Option<ExitStatus>, stderr: &str) -> String {
         ),
         (None, Some(sig)) => format!("terminó por la señal {sig}"),
         (None, None) => "terminó de forma desconocida".to_string(),
+    };
+    format!("{cause}{quoted}")
+}
+
+/// `line` without the thread ids Rust's runtime writes after a thread's
+/// name (`thread 'main' (16302) has overflowed its stack`): they change
+/// from run to run, and the report must not.
+fn without_thread_ids(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find("thread '") {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let name_end = from["thread '".len()..]
+            .find('\'')
+            .map(|i| "thread '".len() + i + 1);
+        let Some(end) = name_end else {
+            rest = from;
+            break;
+        };
+        out.push_str(&from[..end]);
+        rest = &from[end..];
+        if let Some(id) = rest.strip_prefix(" (")
+            && let Some(close) = id.find(')')
+            && close > 0
+            && id[..close].bytes().all(|b| b.is_ascii_digit())
+        {
+            rest = &id[close + 1..];
+        }
     }
+    out.push_str(rest);
+    out
+}
+
+/// How many of the last lines of a dead harness's stderr are quoted.
+const QUOTED_LINES: usize = 3;
+
+/// The last [`QUOTED_LINES`] non-empty lines of `stderr`, quoted as the
+/// process's own output (empty when there are none). When they carry Rust's
+/// stack-overflow message, a suggestion says what it means, labelled as
+/// what that output says.
+fn quote_tail(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let tail = lines[lines.len().saturating_sub(QUOTED_LINES)..]
+        .iter()
+        .map(|l| without_thread_ids(l))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut quoted = format!(
+        "; lo último que el proceso escribió en su salida de error (tu código o el runtime de Rust): «{}»",
+        crate::verdict::student_text(&tail)
+    );
+    if tail.contains("has overflowed its stack") {
+        quoted.push_str(
+            "; según esa salida, la pila se desbordó (stack overflow): ¿una recursión sin caso base?",
+        );
+    }
+    quoted
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use protocol::Answer;
+    use sim::{ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, OrderId};
+
+    /// What [`answer_reader`] makes of `output`, the answers of jobs whose
+    /// caps are `caps`.
+    fn heard(output: Vec<u8>, caps: &[usize]) -> Vec<Heard> {
+        let shared: Caps = Default::default();
+        lock(&shared).extend(caps.iter().copied());
+        answer_reader(Some(std::io::Cursor::new(output)), shared)
+            .iter()
+            .collect()
+    }
+
+    fn reconciled(rows: u64) -> Answer {
+        Ok(Observation::Reconciled(sim::Reconciliation {
+            charges: rows,
+            ..Default::default()
+        }))
+    }
+
+    #[test]
+    fn an_answer_longer_than_its_cap_is_unreadable_and_a_failed_allocation_is_heard() {
+        let cap = 2 << 20;
+        // A real answer of 1.5 MiB (junk before its marker) is read.
+        let mut output = "x".repeat(1_500_000).into_bytes();
+        output.extend(protocol::answer_line(&reconciled(3)).bytes());
+        output.extend(b"\n@@kit-sin-memoria@@ 4096\n");
+        // The next one passes its cap.
+        let mut long = protocol::answer_line(&reconciled(4));
+        long.push_str(&" ".repeat(3 << 20));
+        output.extend(long.bytes());
+        output.push(b'\n');
+        let got = heard(output, &[cap, cap]);
+        assert_eq!(got.len(), 3, "{} items", got.len());
+        assert!(matches!(&got[0], Heard::Answer(Ok(Observation::Reconciled(r))) if r.charges == 3));
+        assert!(matches!(got[1], Heard::AllocationFailed(4096)));
+        let Heard::Unreadable(what) = &got[2] else {
+            panic!("not unreadable")
+        };
+        assert_eq!(
+            what,
+            "la respuesta del harness, con lo que devolvió tu código, pasó de 2 MiB, el límite de esta verificación (crece con su trabajo), y el juez no la leyó"
+        );
+    }
+
+    #[test]
+    fn the_largest_real_answer_is_far_under_its_cap() {
+        // Exercise 1's 100,009 calls, every number at its widest.
+        let n = 100_009;
+        let result = ChargeResult {
+            charge_id: ChargeId(u64::MAX),
+            amount: Money::from_cents(i64::MAX),
+            status: ChargeStatus::Captured,
+        };
+        let entry = LedgerEntry {
+            key: IdempotencyKey(u64::MAX),
+            order_id: OrderId(u64::MAX),
+            amount: Money::from_cents(i64::MAX),
+            charge_id: ChargeId(u64::MAX),
+        };
+        let answer: Answer = Ok(Observation::Charges {
+            answers: vec![
+                protocol::Answered {
+                    result,
+                    rows: usize::MAX
+                };
+                n
+            ],
+            ledger: vec![entry; n],
+        });
+        let line = protocol::answer_line(&answer).len();
+        let call = protocol::Call {
+            key: IdempotencyKey(1),
+            order_id: OrderId(1),
+            amount: Money::from_cents(1),
+        };
+        let job = Job::Charges {
+            idempotent: true,
+            calls: vec![call; n],
+        };
+        assert!(line > 20_000_000, "{line}");
+        assert!(
+            answer_cap(&job) > 5 * line,
+            "{} vs {line}",
+            answer_cap(&job)
+        );
+        // A job of no work still gets 64 MiB.
+        let empty = Job::Reconcile {
+            orders: Vec::new(),
+            ledger: Vec::new(),
+        };
+        assert_eq!(answer_cap(&empty), 64 << 20);
+    }
+
+    #[test]
+    fn a_death_is_told_from_what_the_judge_observed_not_from_stderr() {
+        use std::os::unix::process::ExitStatusExt;
+        let aborted = Some(ExitStatus::from_raw(6));
+        let faked = "depurando\nmemory allocation of 4096 bytes failed\n";
+        let what = explain_death(aborted, None, faked);
+        assert_eq!(
+            what,
+            "abortó (señal SIGABRT: std::process::abort, un pánico dentro de otro o un error fatal del runtime de Rust); lo último que el proceso escribió en su salida de error (tu código o el runtime de Rust): «depurando⏎memory allocation of 4096 bytes failed»"
+        );
+        let real = explain_death(aborted, Some(1 << 30), faked);
+        assert!(
+            real.starts_with("se quedó sin memoria: el harness vio fallar una reserva de 1073741824 bytes (el límite es de 2 GiB) y el proceso abortó; lo último"),
+            "{real}"
+        );
+        assert_eq!(
+            without_thread_ids("thread 'main' (16302) has overflowed its stack; thread 'x' (a) y"),
+            "thread 'main' has overflowed its stack; thread 'x' (a) y"
+        );
+        // Exit status 3, nothing on stderr: no quote.
+        assert_eq!(
+            explain_death(Some(ExitStatus::from_raw(3 << 8)), None, "\n"),
+            "terminó con el estado de salida 3 (como con std::process::exit(3)) antes de entregar un resultado"
+        );
+    }
 
     #[test]
     fn the_limit_follows_the_work() {
