@@ -225,6 +225,7 @@ impl Execute for HarnessProcess {
                 if alone {
                     answered.push(Err(Verdict::TimedOut {
                         limit_ms: self.limits.of(&jobs[at]).as_millis() as u64,
+                        case: None,
                     }));
                     return finish(answered, jobs.len());
                 }
@@ -283,6 +284,7 @@ impl HarnessProcess {
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     results.push(Err(Verdict::TimedOut {
                         limit_ms: limit.as_millis() as u64,
+                        case: None,
                     }));
                     break;
                 }
