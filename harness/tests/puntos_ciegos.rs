@@ -39,7 +39,7 @@ use sim::{
     Payments, Percent, Reconciliation,
 };
 use solutions::reconciliation::reconcile;
-use support::mistakes::retry_with_key;
+use support::mistakes::{reconcile_read_as, retry_with_key};
 use support::{Changed, ServerChange, lesson_server};
 
 /// Server: the store is a cache of the last `KEYS` keys (first in, first
@@ -273,21 +273,15 @@ client! {
 /// unknown order `id + 2^32` is taken for order `id`.
 fn joined_by_u32_id(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
     let cut = |id: OrderId| OrderId(u64::from(id.0 as u32));
-    let orders: Vec<Order> = orders
-        .iter()
-        .map(|o| Order {
-            id: cut(o.id),
-            ..*o
-        })
-        .collect();
-    let ledger: Vec<LedgerEntry> = ledger
-        .iter()
-        .map(|r| LedgerEntry {
+    reconcile_read_as(
+        orders,
+        ledger,
+        |o| Order { id: cut(o.id), ..o },
+        |r| LedgerEntry {
             order_id: cut(r.order_id),
-            ..*r
-        })
-        .collect();
-    reconcile(&orders, &ledger)
+            ..r
+        },
+    )
 }
 
 /// The amount each order was charged in all, by order id.
