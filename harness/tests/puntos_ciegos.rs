@@ -609,5 +609,12 @@ fn client_max_attempts_in_u16() {
 #[test]
 fn reconcile_joined_by_u32_id() {
     let g = graded::<ReconcileJoinedByU32Id>();
+    let (_, _, _, hint) = caught_by_model("ReconcileJoinedByU32Id", &g, Exercise::Reconciliacion);
+    assert!(
+        hint.starts_with(
+            "tus cifras son exactamente las de unir por el order id cortado a sus 32 bits bajos"
+        ),
+        "{hint}"
+    );
     assert_blind_spot("ReconcileJoinedByU32Id", g, Exercise::Reconciliacion, 2);
 }

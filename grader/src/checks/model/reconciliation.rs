@@ -319,6 +319,39 @@ mod tests {
         assert_eq!(r.overcharge_pct.to_string(), "50.0%");
     }
 
+    /// Figures that are those of a join by the id cut to 32 bits, on a
+    /// row of `id + 2^32`, say so; the same figures where no row aliases a
+    /// known order do not.
+    #[test]
+    fn a_join_by_cut_ids_is_named() {
+        let orders = [Order {
+            id: OrderId(1),
+            amount: Money::from_dollars(5),
+        }];
+        let row = |id: u64| LedgerEntry {
+            key: IdempotencyKey(1),
+            order_id: OrderId(id),
+            amount: Money::from_dollars(5),
+            charge_id: ChargeId(1),
+        };
+        let alias = [row(1 + (1 << 32))];
+        let want = oracle::reconcile(&orders, &alias);
+        assert_eq!(want.unknown_order_rows, 1);
+        assert_eq!(want.orders_never_charged, 1);
+        assert_eq!(want.undercharge, Money::from_dollars(5));
+        let got = oracle::reconcile(&orders, &[row(1)]);
+        let (hint, owner) = explain_case(&orders, &alias, &want, &got, "otra");
+        assert_eq!(
+            hint,
+            "tus cifras son exactamente las de unir por el order id cortado a sus 32 bits bajos: así la fila de ord_4294967297, una orden desconocida, queda unida a ord_0001, que comparte con ella esos 32 bits. Un OrderId es un u64 entero: úsalo tal cual para unir (sin as u32 ni otro corte)."
+        );
+        assert_eq!(owner, Some("filas-de-ordenes-desconocidas"));
+        let elsewhere = [row(7)];
+        let want = oracle::reconcile(&orders, &elsewhere);
+        let (hint, _) = explain_case(&orders, &elsewhere, &want, &got, "otra");
+        assert!(!hint.contains("cortado"), "{hint}");
+    }
+
     /// Unknown ids land where asked and never on a known id; a repeated id
     /// drops the later order.
     #[test]
