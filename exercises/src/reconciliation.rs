@@ -5,6 +5,11 @@ use sim::{LedgerEntry, Order, Reconciliation};
 /// **Ejercicio 3.** Reconcilia las órdenes (la intención) con el ledger (lo
 /// cobrado), uniéndolos **por order id**.
 ///
+/// Los ids de `orders` son distintos: cada orden tiene el suyo (un
+/// `OrderId` es cualquier `u64`, sin orden ni números seguidos). En el
+/// ledger, en cambio, varias filas pueden tener el mismo order id, y una
+/// fila puede tener un order id que no está entre las órdenes.
+///
 /// Llena cada campo de [`Reconciliation`]:
 ///
 /// - `intended`: suma de los montos de las órdenes; `charged`: suma de todas

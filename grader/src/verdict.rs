@@ -120,6 +120,11 @@ pub enum Verdict {
     TimedOut {
         /// The limit, in milliseconds.
         limit_ms: u64,
+        /// Which case did not finish and what it needs, when the check
+        /// knows (a model-based check's fixed large case: `en el caso
+        /// grande fijo: …`); `None`: only that no answer came in time.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        case: Option<String>,
     },
     /// The process running the code died without answering.
     Crashed {
@@ -232,10 +237,15 @@ impl Verdict {
             Verdict::Panicked { message, location } => {
                 vec![format!("pánico en {location}: {message}")]
             }
-            Verdict::TimedOut { limit_ms } => vec![format!(
-                "no terminó en {} s y se detuvo: busca un bucle que no avanza o un reintento que nunca se rinde (el límite crece con el trabajo de la verificación)",
-                *limit_ms as f64 / 1000.0
-            )],
+            Verdict::TimedOut { limit_ms, case } => {
+                let seconds = *limit_ms as f64 / 1000.0;
+                vec![match case {
+                    Some(case) => format!("no terminó en {seconds} s y se detuvo {case}"),
+                    None => format!(
+                        "no terminó en {seconds} s y se detuvo: tu código no devolvió ninguna respuesta en ese tiempo (el límite crece con el trabajo de la verificación)"
+                    ),
+                }]
+            }
             Verdict::Crashed { what } => vec![format!("el proceso murió: {what}")],
             Verdict::Counterexample {
                 summary,

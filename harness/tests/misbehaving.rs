@@ -377,7 +377,7 @@ const CASES: &[Case] = &[
         kind: Kind::TimedOut,
         unharmed: &["reconciliacion/entradas-vacias-dan-ceros"],
         spares_calm_scenarios: false,
-        says: "no terminó en 1 s y se detuvo: busca un bucle que no avanza o un reintento que nunca se rinde",
+        says: "no terminó en 1 s y se detuvo: tu código no devolvió ninguna respuesta en ese tiempo",
         shows: "sube el mínimo con --timeout",
     },
     Case {

@@ -15,7 +15,7 @@ use grader::fixture::Scenario;
 use grader::oracle::Expected;
 use grader::verdict::Verdict;
 use sim::{LedgerEntry, Money, Order, OrderId, Percent, Reconciliation};
-use support::mistakes::{counted_per_key, netted, percent_of_charged};
+use support::mistakes::{counted_per_key, netted, percent_of_charged, reconcile_read_as};
 use support::{any_retry, never};
 
 use solutions::reconciliation::reconcile;
@@ -118,21 +118,18 @@ fn undercharge_ignores_partial(orders: &[Order], ledger: &[LedgerEntry]) -> Reco
 /// Reconciliation: every amount cut to whole dollars (`cents / 100`).
 fn whole_dollars(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
     let cut = |m: Money| Money::from_dollars(m.cents() / 100);
-    let orders: Vec<Order> = orders
-        .iter()
-        .map(|o| Order {
+    reconcile_read_as(
+        orders,
+        ledger,
+        |o| Order {
             amount: cut(o.amount),
-            ..*o
-        })
-        .collect();
-    let ledger: Vec<LedgerEntry> = ledger
-        .iter()
-        .map(|r| LedgerEntry {
+            ..o
+        },
+        |r| LedgerEntry {
             amount: cut(r.amount),
-            ..*r
-        })
-        .collect();
-    reconcile(&orders, &ledger)
+            ..r
+        },
+    )
 }
 
 /// The money sums of a reconciliation in an `i32` of cents; `add` is what

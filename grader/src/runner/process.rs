@@ -257,6 +257,7 @@ impl Execute for HarnessProcess {
                 if alone {
                     answered.push(Err(Verdict::TimedOut {
                         limit_ms: self.limits.of(&jobs[at]).as_millis() as u64,
+                        case: None,
                     }));
                     return finish(answered, jobs.len());
                 }
@@ -321,6 +322,7 @@ impl HarnessProcess {
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         results.push(Err(Verdict::TimedOut {
                             limit_ms: limit.as_millis() as u64,
+                            case: None,
                         }));
                         break 'jobs;
                     }

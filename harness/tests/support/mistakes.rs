@@ -234,3 +234,17 @@ macro_rules! store_mistake {
         }
     };
 }
+
+/// The reference's reconciliation after `order` changes every order and
+/// `row` every ledger row (a mistake in how the inputs are read: amounts
+/// cut to dollars, ids cut to 32 bits).
+pub fn reconcile_read_as(
+    orders: &[Order],
+    ledger: &[LedgerEntry],
+    order: impl Fn(Order) -> Order,
+    row: impl Fn(LedgerEntry) -> LedgerEntry,
+) -> Reconciliation {
+    let orders: Vec<Order> = orders.iter().copied().map(order).collect();
+    let ledger: Vec<LedgerEntry> = ledger.iter().copied().map(row).collect();
+    reconcile(&orders, &ledger)
+}

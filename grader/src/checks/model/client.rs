@@ -1,8 +1,9 @@
 //! Exercise 2 against the model: random operations (orders with sparse,
 //! unordered, repeated ids, identical operations, amounts from one cent to
 //! $10 trillion), loss scripts with long runs of lost responses that spill
-//! from one operation into the next, `max_attempts` from 1 to 10,000 and key
-//! seeds, through lesson 2's idempotent server in the harness; every
+//! from one operation into the next, `max_attempts` from 1 to 10,000 (and
+//! one fixed case of 65,537, every response lost) and key seeds, through
+//! lesson 2's idempotent server in the harness; every
 //! order's attempts, calls sent (key, order and amount), stop point and
 //! outcome compared with lesson 2's `client_charge` with one key per
 //! operation. The domain table is in [`super`].
@@ -29,6 +30,10 @@ pub fn run(h: &dyn crate::runner::Execute, seed: u64) -> Result<(), crate::verdi
 /// `u8`, while a case stays a few tens of thousands of calls.
 pub const MAX_ATTEMPTS: u32 = 10_000;
 
+/// `max_attempts` of the fixed large case: past any `u16` (65,535), with
+/// every response lost.
+pub const LARGE_ATTEMPTS: u32 = 65_537;
+
 /// How many responses in a row the network loses before it delivers one.
 #[derive(Clone, Copy, Debug)]
 pub enum Losses {
@@ -37,6 +42,8 @@ pub enum Losses {
     /// A run scaled to `max_attempts` (from none to `max_attempts + 1`: a
     /// run that exhausts the attempts spills into the next operation).
     Long(prop::sample::Index),
+    /// Exactly this many (the fixed large case).
+    Exactly(usize),
 }
 
 /// One operation: its order and what the network does to its attempts.
@@ -88,7 +95,7 @@ impl Operations {
         let mut script = Vec::new();
         for op in &self.operations {
             let lost = match op.losses {
-                Losses::Few(n) => n,
+                Losses::Few(n) | Losses::Exactly(n) => n,
                 Losses::Long(i) => i.index(self.max_attempts as usize + 2),
             };
             script.extend(std::iter::repeat_n(Delivery::Lost, lost));
@@ -233,11 +240,28 @@ impl Family for Client {
         Outcome::Disagrees { trace: lines, hint }
     }
 
+    /// One operation with `max_attempts` = 65,537 and every response
+    /// lost: 65,537 attempts, all with the operation's key, then
+    /// `attempts` 65,537 and `confirmed: None` (a `u16` count or cap stops
+    /// at 1 or 65,535).
+    fn large(&self) -> Vec<Operations> {
+        vec![Operations {
+            operations: vec![Operation {
+                repeat: false,
+                id: None,
+                amount: Money::from_cents(12_345),
+                losses: Losses::Exactly(LARGE_ATTEMPTS as usize),
+            }],
+            max_attempts: LARGE_ATTEMPTS,
+            key_seed: 65_537,
+        }]
+    }
+
     fn describe(&self, case: &Operations) -> String {
         format!(
             "{} operación(es), {} resultado(s) de red, max_attempts={}",
             case.operations.len(),
-            case.script().len(),
+            sim::money::group_thousands(case.script().len() as u64),
             case.max_attempts
         )
     }
@@ -380,6 +404,23 @@ mod tests {
         assert_eq!(
             network(&case),
             "perdida ×2, entregada ×2, después todas entregadas"
+        );
+    }
+
+    /// The large case: 65,537 attempts, every response lost, one key.
+    #[test]
+    fn the_large_case_exhausts_65537_attempts() {
+        let case = &Client.large()[0];
+        assert_eq!(case.script().len(), 65_538);
+        let runs = model(&case.fleet(), &case.orders());
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].outcome.attempts, 65_537);
+        assert_eq!(runs[0].outcome.confirmed, None);
+        assert_eq!(runs[0].call_count(), 65_537);
+        assert_eq!(runs[0].keys_issued.len(), 1);
+        assert_eq!(
+            Client.describe(case),
+            "1 operación(es), 65,538 resultado(s) de red, max_attempts=65537"
         );
     }
 

@@ -24,7 +24,7 @@
 //! | `key` | `IdempotencyKey(u64)`: any 64 bits | `0x9001_0000_0000_0000 \| (i+1)`, or `(i/4+1) << 32 \| 5` | each 32-bit half one of 0..=3, `u32::MAX` or any: all 64 bits, 0 and `u64::MAX`, pairs sharing the high half, the low half, or `hi ^ lo` | `as u32`, `>> 32`, a 32-bit fold, 0 as "empty" |
 //! | `order_id` | `OrderId(u64)`: any | 1..=3 (1..=40 long) | mostly 1..=3, else 0, `u64::MAX`, large | 0, `u64::MAX`, `as u32` |
 //! | `amount` | `Money` (`i64` cents); a charge is positive | $100..=$500 in hundreds | [`amount`]: $1..=$500, 1 cent, 1..=99,999 cents, 2^31 and 2^32 ± 1,000 cents, 2^53 ± 10 cents, up to 10^15 cents | whole dollars, `i32`/`u32`, `f64` |
-//! | history | any length | 1..=24 calls over 6 keys; 300..=1,500 over 400; one fixed 5,004 calls / 5,000 keys | same random lengths; one fixed 100,009 calls over 100,000 keys (rows past `ch_9999` and 65,536; replays at 4,096 and 65,536) | `u8`/`u16` counters, caches of 4,096 or 65,536 keys, `ch_` mod 10,000 |
+//! | history | any length | 1..=24 calls over 6 keys; 300..=1,500 over 400; one fixed 5,004 calls / 5,000 keys | same random lengths; one fixed 100,009 calls over 100,000 keys, in both modes (rows past `ch_9999` and 65,536; replays at 4,096 and 65,536) | `u8`/`u16` counters (in either mode), caches of 4,096 or 65,536 keys, `ch_` mod 10,000 |
 //!
 //! **Exercise 2, `charge_order`** ([`client`]; run against lesson 2's
 //! idempotent server, with a real ledger, in the harness):
@@ -35,7 +35,7 @@
 //! | orders' amounts | positive `Money` cents | $1..=$500, whole dollars | [`amount`] | cents, 1 cent |
 //! | operations | any number | 1..=4 | 1..=6 | — |
 //! | network script | any `Delivery` sequence, then all delivered | 0..=110 lost first, then 0..=12 coin flips | per operation 0..=3 lost, or a run scaled to 0..=`max_attempts + 1` (it may exhaust the attempts and spill into the next operation), then one delivered | runs of ≥ 256 and of exactly `max_attempts` |
-//! | `max_attempts` | `u32`, at least 1 (`attempts` is "de 1 a `max_attempts`") | 1..=6, 1..=100 | 1..=6, 1..=100, 1..=10,000 (work stays bounded: the script is at most 6 × 10,002 entries, and the job's time limit follows `Job::work`) | `u8` arithmetic, caps below the limit |
+//! | `max_attempts` | `u32`, at least 1 (`attempts` is "de 1 a `max_attempts`") | 1..=6, 1..=100 | 1..=6, 1..=100, 1..=10,000 (work stays bounded: the script is at most 6 × 10,002 entries, and the job's time limit follows `Job::work`); one fixed case of 65,537 with every response lost | `u8` and `u16` arithmetic, caps below the limit |
 //! | key source | `SeededKeys` of any `u64` seed | any seed | any seed | — |
 //! | `server` | any `Payments`; lesson 2's has a ledger | a recording server whose `ledger()` was always empty | lesson 2's idempotent server (ledger and store), every call recorded | a client that reads `ledger()` |
 //!
@@ -43,10 +43,10 @@
 //!
 //! | input | domain (type, doc) | before | after | edges that break code |
 //! |---|---|---|---|---|
-//! | orders' ids | `OrderId(u64)`, unique (rows join "por order id") | 1..=n in order | the position (shrink target), 1..=8, 0, `u64::MAX`, large, in any order; a repeated id drops the later order | `orders[id - 1]`, 0 |
+//! | orders' ids | `OrderId(u64)`, distinct ("los ids de `orders` son distintos": the oracle gives every row to the first order of an id, the reference adds the orders up) | 1..=n in order | the position (shrink target), 1..=8, 0, `u64::MAX`, large, in any order; a repeated id drops the later order | `orders[id - 1]`, 0 |
 //! | orders' amounts | positive `Money` cents | $1..=$500, 1..=99,999 cents, $10M..=$20M | [`amount`], and $10M..=$20M | `i32` sums, `f64`, whole dollars |
 //! | orders | any number | 0..=5 | 0..=5 | empty |
-//! | rows' orders | any id, known or not | a known order, or unknown 90 or 91 (above every known id) | a known order, or unknown below the smallest known id, between two, above the largest, 0 or `u64::MAX` | unknown ids below or between the known ones |
+//! | rows' orders | any id, known or not | a known order, or unknown 90 or 91 (above every known id) | a known order, or unknown below the smallest known id, between two, above the largest, 0, `u64::MAX`, a known id + 2^32 or a known id with bit 63 flipped (one row in five unknown) | unknown ids below or between the known ones, ids cut to `u32` or `u16` |
 //! | rows' amounts | `Money` cents | the order's, half of it, or another | same, amounts from [`amount`] | partial rows |
 //! | rows | any number | 0..=10 | 0..=10 | empty |
 //!
@@ -160,6 +160,27 @@ pub trait Family {
     fn large(&self) -> Vec<Self::Case> {
         Vec::new()
     }
+    /// What a fixed large case that did not finish in time needs, said to
+    /// the student with the case ([`Family::large`]); `None`: the case
+    /// alone.
+    fn too_slow(&self, _case: &Self::Case) -> Option<String> {
+        None
+    }
+}
+
+/// The time-out of fixed large case `case`, which ran after `cases` random
+/// ones that all finished: which case, and what it needs.
+fn large_timed_out<F: Family>(family: &F, case: &F::Case, cases: usize, limit_ms: u64) -> Verdict {
+    let needs = family
+        .too_slow(case)
+        .map_or(String::new(), |n| format!(": {n}"));
+    Verdict::TimedOut {
+        limit_ms,
+        case: Some(format!(
+            "en el caso grande fijo ({}), después de los {cases} casos aleatorios, que sí terminaron{needs}",
+            family.describe(case)
+        )),
+    }
 }
 
 /// The 32-byte proptest seed of `seed` for family `tag`.
@@ -248,6 +269,9 @@ pub fn explore<F: Family>(
     }
     let Some((index, _)) = failing else {
         for (case, got) in large.iter().zip(large_answers) {
+            if let Err(Verdict::TimedOut { limit_ms, .. }) = got {
+                return Err(large_timed_out(family, case, cases, limit_ms));
+            }
             if let Outcome::Disagrees { trace, hint } = try_case(family, case, got)? {
                 return Err(Verdict::Counterexample {
                     summary: format!(

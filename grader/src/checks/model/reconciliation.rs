@@ -1,6 +1,7 @@
 //! Exercise 3 against the model: random orders and ledgers (orders with
-//! sparse, unordered ids, 0 and `u64::MAX` among them; rows of unknown
-//! orders below, between and above the known ids; several full or partial
+//! sparse, unordered, distinct ids, 0 and `u64::MAX` among them; rows of
+//! unknown orders below, between and above the known ids, and at a known
+//! id plus 2^32 or with its top bit flipped; several full or partial
 //! rows per order, orders never charged, amounts from one cent past the
 //! 32-bit and `f64` limits, empty inputs) reconciled by the implementation
 //! and by the oracle. The domain table is in [`super`].
@@ -57,6 +58,13 @@ pub enum Unknown {
     Zero,
     /// Id `u64::MAX`.
     Max,
+    /// A known id plus 2^32: the same low 32 (and 16) bits as a known
+    /// order, so a join on the id cut to `u32` or `u16` takes it for that
+    /// order.
+    Plus32,
+    /// A known id with its top bit flipped (`id ^ 1 << 63`): the same low
+    /// 63 bits as a known order.
+    TopBit,
 }
 
 /// Which order a row names.
@@ -102,12 +110,23 @@ fn unknown_id(known: &BTreeSet<u64>, place: Unknown, index: prop::sample::Index)
         Unknown::Between => (!gaps.is_empty()).then(|| gaps[index.index(gaps.len())]),
         Unknown::Zero => Some(0),
         Unknown::Max => Some(u64::MAX),
+        Unknown::Plus32 => Some(nth(known, index).wrapping_add(1 << 32)),
+        Unknown::TopBit => Some(nth(known, index) ^ 1 << 63),
     };
     let mut id = wanted.unwrap_or(max.wrapping_add(1));
     while known.contains(&id) {
         id = id.wrapping_add(1);
     }
     id
+}
+
+/// The known id `index` picks.
+fn nth(known: &BTreeSet<u64>, index: prop::sample::Index) -> u64 {
+    known
+        .iter()
+        .nth(index.index(known.len()))
+        .copied()
+        .unwrap_or_default()
 }
 
 impl Books {
@@ -178,10 +197,12 @@ impl Family for Reconcile {
             Just(Unknown::Between),
             Just(Unknown::Zero),
             Just(Unknown::Max),
+            Just(Unknown::Plus32),
+            Just(Unknown::TopBit),
         ];
         let target = prop_oneof![
-            17 => any::<prop::sample::Index>().prop_map(Target::Known),
-            3 => (place, any::<prop::sample::Index>()).prop_map(|(p, i)| Target::Unknown(p, i)),
+            16 => any::<prop::sample::Index>().prop_map(Target::Known),
+            4 => (place, any::<prop::sample::Index>()).prop_map(|(p, i)| Target::Unknown(p, i)),
         ];
         (
             prop::collection::vec((id, amount()), 0..=5),
@@ -298,6 +319,39 @@ mod tests {
         assert_eq!(r.overcharge_pct.to_string(), "50.0%");
     }
 
+    /// Figures that are those of a join by the id cut to 32 bits, on a
+    /// row of `id + 2^32`, say so; the same figures where no row aliases a
+    /// known order do not.
+    #[test]
+    fn a_join_by_cut_ids_is_named() {
+        let orders = [Order {
+            id: OrderId(1),
+            amount: Money::from_dollars(5),
+        }];
+        let row = |id: u64| LedgerEntry {
+            key: IdempotencyKey(1),
+            order_id: OrderId(id),
+            amount: Money::from_dollars(5),
+            charge_id: ChargeId(1),
+        };
+        let alias = [row(1 + (1 << 32))];
+        let want = oracle::reconcile(&orders, &alias);
+        assert_eq!(want.unknown_order_rows, 1);
+        assert_eq!(want.orders_never_charged, 1);
+        assert_eq!(want.undercharge, Money::from_dollars(5));
+        let got = oracle::reconcile(&orders, &[row(1)]);
+        let (hint, owner) = explain_case(&orders, &alias, &want, &got, "otra");
+        assert_eq!(
+            hint,
+            "tus cifras son exactamente las de unir por el order id cortado a sus 32 bits bajos: así la fila de ord_4294967297, una orden desconocida, queda unida a ord_0001, que comparte con ella esos 32 bits. Un OrderId es un u64 entero: úsalo tal cual para unir (sin as u32 ni otro corte)."
+        );
+        assert_eq!(owner, Some("filas-de-ordenes-desconocidas"));
+        let elsewhere = [row(7)];
+        let want = oracle::reconcile(&orders, &elsewhere);
+        let (hint, _) = explain_case(&orders, &elsewhere, &want, &got, "otra");
+        assert!(!hint.contains("cortado"), "{hint}");
+    }
+
     /// Unknown ids land where asked and never on a known id; a repeated id
     /// drops the later order.
     #[test]
@@ -309,6 +363,10 @@ mod tests {
         assert_eq!(at(Unknown::Above), 11);
         assert_eq!(at(Unknown::Zero), 0);
         assert_eq!(at(Unknown::Max), u64::MAX);
+        assert_eq!(at(Unknown::Plus32), 5 + (1 << 32));
+        assert_eq!(at(Unknown::TopBit), 5 | 1 << 63);
+        assert_eq!(at(Unknown::Plus32) as u32, 5);
+        assert_eq!(at(Unknown::TopBit) as u16, 5);
         let edge: BTreeSet<u64> = [0, 1, u64::MAX].into_iter().collect();
         assert_eq!(unknown_id(&edge, Unknown::Below, index(0)), 2);
         assert_eq!(unknown_id(&edge, Unknown::Zero, index(0)), 2);

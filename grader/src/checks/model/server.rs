@@ -5,7 +5,7 @@
 //! Keys span the whole 64 bits, with pairs that share their high half, their
 //! low half or their folded 32 bits, and 0 and `u64::MAX`; order ids and
 //! amounts span their types; one fixed history passes 65,536 rows and
-//! 100,000 keys. The domain table is in [`super`].
+//! 100,000 keys, in both modes. The domain table is in [`super`].
 
 use std::collections::BTreeMap;
 
@@ -144,7 +144,10 @@ impl Family for Server {
     /// 100,000 new keys (rows past `ch_9999` and past 65,536, a `u16`
     /// counter's end), then replays of keys at the edges of round cache
     /// sizes (the first, 4,096, 65,536, the middle, the last), a new key,
-    /// and the first key again. Amounts in cents.
+    /// and the first key again. Amounts in cents. In both modes: with
+    /// idempotency (100,000 rows, and replays) and without it (100,009
+    /// rows, each call charged: counters and ids past 65,536 rows in the
+    /// mode that never reads the store).
     fn large(&self) -> Vec<History> {
         let keys: Vec<IdempotencyKey> = (0..LARGE_KEYS).map(large_key).collect();
         let amount = |k: usize| Money::from_cents(1 + (k as i64 * 7_919) % 50_000);
@@ -167,11 +170,26 @@ impl Family for Server {
         let last = LARGE_KEYS - 1;
         calls.push((last, order(last), amount(last)));
         calls.push((0, order(0), amount(0)));
-        vec![History {
+        let idempotent = History {
             idempotent: true,
             keys,
             calls,
-        }]
+        };
+        let without = History {
+            idempotent: false,
+            ..idempotent.clone()
+        };
+        vec![idempotent, without]
+    }
+
+    fn too_slow(&self, case: &History) -> Option<String> {
+        let mut keys = case.keys.clone();
+        keys.sort_unstable();
+        keys.dedup();
+        Some(format!(
+            "son {} keys distintas, y cada llamada debe responderse sin recorrer todo el ledger ni todo el store: con una búsqueda por key (un HashMap de key a resultado, como el store de la lección)",
+            sim::money::group_thousands(keys.len() as u64),
+        ))
     }
 
     fn describe(&self, case: &History) -> String {
@@ -180,7 +198,10 @@ impl Family for Server {
         } else {
             "sin idempotencia"
         };
-        format!("{} llamada(s) a charge, {mode}", case.calls.len())
+        format!(
+            "{} llamada(s) a charge, {mode}",
+            sim::money::group_thousands(case.calls.len() as u64)
+        )
     }
 }
 
@@ -254,6 +275,67 @@ mod tests {
         assert_eq!(
             want.answers.last().unwrap().result.charge_id.to_string(),
             "ch_0001"
+        );
+        // The same calls without idempotency: every one is a row.
+        let without = &Server.large()[1];
+        assert!(!without.idempotent);
+        assert_eq!(without.calls, history.calls);
+        let want = play(&mut SpyServer::new(false), &without.calls());
+        assert_eq!(want.ledger.len(), LARGE_KEYS + 9);
+        assert_eq!(
+            want.answers.last().unwrap().result.charge_id.to_string(),
+            "ch_100009"
+        );
+    }
+
+    /// Answers every job as lesson 2's server, except the fixed large
+    /// histories, which never finish: an O(n) store lookup.
+    struct SlowOnLarge;
+
+    impl crate::runner::Execute for SlowOnLarge {
+        fn execute(&self, jobs: &[Job]) -> Vec<Result<Observation, crate::verdict::Verdict>> {
+            jobs.iter()
+                .map(|job| match job {
+                    Job::Charges { calls, .. } if calls.len() > LARGE_KEYS => {
+                        Err(crate::verdict::Verdict::TimedOut {
+                            limit_ms: 5_500,
+                            case: None,
+                        })
+                    }
+                    Job::Charges { idempotent, calls } => {
+                        let p = play(&mut SpyServer::new(*idempotent), calls);
+                        Ok(Observation::Charges {
+                            answers: p.answers,
+                            ledger: p.ledger,
+                        })
+                    }
+                    other => panic!("not a charges job: {other:?}"),
+                })
+                .collect()
+        }
+    }
+
+    /// A time-out on the large history names it (calls, keys, mode) and
+    /// what each call needs; the random cases all finished.
+    #[test]
+    fn a_large_time_out_names_the_case() {
+        let verdict = run(&SlowOnLarge, super::super::PUBLIC_SEED).unwrap_err();
+        assert_eq!(
+            verdict.explanation(),
+            [
+                "no terminó en 5.5 s y se detuvo en el caso grande fijo (100,009 llamada(s) a charge, con idempotencia), después de los 200 casos aleatorios, que sí terminaron: son 100,000 keys distintas, y cada llamada debe responderse sin recorrer todo el ledger ni todo el store: con una búsqueda por key (un HashMap de key a resultado, como el store de la lección)"
+            ]
+        );
+        // Any other time-out says only what was seen.
+        let other = crate::verdict::Verdict::TimedOut {
+            limit_ms: 1_000,
+            case: None,
+        };
+        assert_eq!(
+            other.explanation(),
+            [
+                "no terminó en 1 s y se detuvo: tu código no devolvió ninguna respuesta en ese tiempo (el límite crece con el trabajo de la verificación)"
+            ]
         );
     }
 
