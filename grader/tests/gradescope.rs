@@ -222,8 +222,9 @@ fn with_helpers(code: &str) -> String {
     format!("{code}\n{ATTACK_HELPERS}").replace("@ATTACKS@", ATTACKS)
 }
 
-/// Pre-main code on untouched stubs: a function in `.init_array` (no crate
-/// needed) that prints a full-marks report and tries to write the grade.
+/// Pre-main code on untouched stubs (appended to the server's stub): a
+/// function in `.init_array` (no crate needed) that prints a full-marks
+/// report and tries to write the grade.
 const PRE_MAIN: &str = r##"
 #[used]
 #[unsafe(link_section = ".init_array")]
@@ -558,9 +559,11 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     fresh_attacks_folder();
     let pre_main = subs.join("antes-de-main");
     copy_repo(&pre_main);
-    let lib = pre_main.join("exercises/src/lib.rs");
-    let code = std::fs::read_to_string(&lib).unwrap();
-    std::fs::write(&lib, with_helpers(&format!("{code}{PRE_MAIN}"))).unwrap();
+    // In an exercise's file: a submission's lib.rs is never taken (the
+    // kit's wires the exercises).
+    let server = pre_main.join("exercises/src/payments_server.rs");
+    let code = std::fs::read_to_string(&server).unwrap();
+    std::fs::write(&server, with_helpers(&format!("{code}{PRE_MAIN}"))).unwrap();
     let cargo_tricks = subs.join("build-rs-y-dependencia");
     solved_repository(&cargo_tricks);
     let manifest = cargo_tricks.join("exercises/Cargo.toml");

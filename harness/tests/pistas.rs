@@ -311,7 +311,11 @@ const MISTAKES: &[Mistake] = &[
         // What was observed (every call charged anew, repeated keys too) and
         // the rule; not a guessed cause ("¿ignoras idempotent?": the same
         // observation comes from a server that stores but never looks).
-        must: &["idempotent = true", "charge id nuevo", "se busca la key en el store"],
+        must: &[
+            "idempotent = true",
+            "charge id nuevo",
+            "se busca la key en el store",
+        ],
         must_not: &["(key, order_id, amount)", "contenido", "¿"],
     },
     Mistake {
