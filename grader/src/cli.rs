@@ -200,7 +200,7 @@ pub enum Command {
     /// autograder/gradescope/run_autograder); estado 3 si no trae ninguno.
     #[command(hide = true, alias = "overlay")]
     Superponer {
-        /// La entrega (una carpeta).
+        /// La entrega (una carpeta o un .zip).
         entrega: PathBuf,
         /// El kit sobre el que se pone.
         kit: PathBuf,
@@ -432,94 +432,43 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    fn raw(args: &[&str]) -> Cli {
-        Cli::try_parse_from(std::iter::once("grader").chain(args.iter().copied()))
-            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+    /// The command line `line` (words split at spaces), parsed.
+    fn raw(line: &str) -> Cli {
+        Cli::try_parse_from(std::iter::once("grader").chain(line.split_whitespace()))
+            .unwrap_or_else(|e| panic!("{line}: {e}"))
+    }
+
+    /// As [`raw`], with `curso --semilla` merged as [`parse`] does.
+    fn parsed(line: &str) -> Cli {
+        merge_curso_seed(raw(line)).unwrap()
     }
 
     /// `curso` takes the options of grading one submission, after its name
     /// too, into the same fields (the ones `Setup::load` reads).
     #[test]
     fn curso_takes_the_rubric_and_the_seed_of_a_single_grading() {
-        let one = raw(&["--rubrica", "r.toml", "--variantes", "3", "--semilla", "7"]);
-        let parsed = |args: &[&str]| merge_curso_seed(raw(args)).unwrap();
-        for args in [
-            &[
-                "curso",
-                "E",
-                "--salida",
-                "S",
-                "--rubrica",
-                "r.toml",
-                "--variantes",
-                "3",
-                "--semilla",
-                "7",
-            ][..],
-            &[
-                "--rubrica",
-                "r.toml",
-                "curso",
-                "E",
-                "--salida",
-                "S",
-                "--variantes",
-                "3",
-                "--semilla",
-                "7",
-            ][..],
+        let one = raw("--rubrica r.toml --variantes 3 --semilla 7");
+        for line in [
+            "curso E --salida S --rubrica r.toml --variantes 3 --semilla 7",
+            "--rubrica r.toml curso E --salida S --variantes 3 --semilla 7",
         ] {
-            let class = parsed(args);
-            assert!(matches!(class.command, Some(Command::Curso(_))), "{args:?}");
+            let class = parsed(line);
+            assert!(matches!(class.command, Some(Command::Curso(_))), "{line}");
             assert_eq!(
                 (&class.rubric, class.variants, class.seed),
                 (&one.rubric, one.variants, one.seed),
-                "{args:?}"
+                "{line}"
             );
             assert_eq!(class.rubric, Some(PathBuf::from("r.toml")));
             assert_eq!((class.variants, class.seed), (Some(3), Some(7)));
         }
-        let file = parsed(&[
-            "curso",
-            "E",
-            "--salida",
-            "S",
-            "--variantes",
-            "2",
-            "--archivo-semilla",
-            "F",
-        ]);
+        let file = parsed("curso E --salida S --variantes 2 --archivo-semilla F");
         assert_eq!(file.seed_file, Some(PathBuf::from("F")));
         assert_eq!(file.seed, None);
-        let both = parsed(&[
-            "--semilla",
-            "7",
-            "curso",
-            "E",
-            "--salida",
-            "S",
-            "--semilla",
-            "7",
-        ]);
-        assert_eq!(both.seed, Some(7));
-        let differ = raw(&[
-            "--semilla",
-            "7",
-            "curso",
-            "E",
-            "--salida",
-            "S",
-            "--semilla",
-            "8",
-        ]);
+        let same = parsed("--semilla 7 curso E --salida S --semilla 7");
+        assert_eq!(same.seed, Some(7));
+        let differ = raw("--semilla 7 curso E --salida S --semilla 8");
         assert_eq!(merge_curso_seed(differ).unwrap_err(), ExitCode::from(2));
-    }
-
-    /// Every command's options are well formed (clap's debug checks: a
-    /// global option may not share a name with a command's own).
-    #[test]
-    fn every_command_builds() {
-        <Cli as clap::CommandFactory>::command().debug_assert();
     }
 
     /// `curso --help` lists the rubric and the seed it now takes.
@@ -532,5 +481,12 @@ mod tests {
         for option in ["--rubrica", "--semilla", "--archivo-semilla", "--variantes"] {
             assert!(help.contains(option), "{option} missing in\n{help}");
         }
+    }
+
+    /// Every command's options are well formed (clap's debug checks: a
+    /// global option may not share a name with a command's own).
+    #[test]
+    fn every_command_builds() {
+        <Cli as clap::CommandFactory>::command().debug_assert();
     }
 }

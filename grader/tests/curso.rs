@@ -269,6 +269,20 @@ fn alone_with(template: &Path, work: &Path, submission: &Path, options: &[&str])
     Some(std::fs::read_to_string(report).unwrap())
 }
 
+/// The student template in `dir/plantilla` and an empty `dir/solo` to grade
+/// submissions alone in.
+fn template_and_work(dir: &Path) -> (PathBuf, PathBuf) {
+    let template = dir.join("plantilla");
+    let st = Command::new(repo().join("scripts/plantilla-estudiante"))
+        .arg(&template)
+        .output()
+        .unwrap();
+    assert!(st.status.success());
+    let work = dir.join("solo");
+    std::fs::create_dir_all(&work).unwrap();
+    (template, work)
+}
+
 /// Panics naming the tests that differ between two results.json.
 fn same_results(a: &str, b: &str, what: &str) {
     if a == b {
@@ -367,14 +381,7 @@ fn a_class_graded_four_at_a_time_scores_as_each_alone_resumes_and_merges() {
 
     // Each exactly as graded alone (the same bytes), one per distinct
     // content.
-    let template = tmp.path().join("plantilla");
-    let st = Command::new(repo().join("scripts/plantilla-estudiante"))
-        .arg(&template)
-        .output()
-        .unwrap();
-    assert!(st.status.success());
-    let work = tmp.path().join("solo");
-    std::fs::create_dir_all(&work).unwrap();
+    let (template, work) = template_and_work(tmp.path());
     let mut names: Vec<String> = std::fs::read_dir(&entregas)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -525,14 +532,7 @@ fn curso_takes_the_rubric_and_the_seed_of_a_single_grading() {
         ("134", "134"),
         "{rows:?}"
     );
-    let template = tmp.path().join("plantilla");
-    let st = Command::new(repo().join("scripts/plantilla-estudiante"))
-        .arg(&template)
-        .output()
-        .unwrap();
-    assert!(st.status.success());
-    let work = tmp.path().join("solo");
-    std::fs::create_dir_all(&work).unwrap();
+    let (template, work) = template_and_work(tmp.path());
     for name in ["correcta", "stubs"] {
         let graded =
             std::fs::read_to_string(salida.join("entregas").join(name).join("results.json"))
