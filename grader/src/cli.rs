@@ -98,16 +98,20 @@ pub struct Cli {
 
     /// Rúbrica (TOML) con los puntos y la visibilidad de cada verificación;
     /// por omisión grader/rubrica.toml (alias: --rubric).
-    #[arg(long = "rubrica", alias = "rubric", value_name = "ARCHIVO", help_heading = INSTRUCTORS)]
+    // Global, like --variantes and --archivo-semilla: `curso` grades a class
+    // with the rubric and the seed a single grading would take.
+    #[arg(long = "rubrica", alias = "rubric", value_name = "ARCHIVO", global = true, help_heading = INSTRUCTORS)]
     pub rubric: Option<PathBuf>,
 
     /// Agrega N variantes ocultas (flotas generadas) por ejercicio, de 1 a
-    /// 50; la semilla sale de --semilla o de la variable KIT_SEMILLA_SECRETA
-    /// (alias: --variants).
+    /// 50; la semilla sale de --semilla, de --archivo-semilla o de la
+    /// variable KIT_SEMILLA_SECRETA (alias: --variants).
     #[arg(long = "variantes", alias = "variants", value_name = "N", value_parser = crate::variants::parse_count, global = true, help_heading = INSTRUCTORS)]
     pub variants: Option<u32>,
 
     /// Semilla de las variantes ocultas, un entero (alias: --seed).
+    // Not global: `comparar`, `barrido` and `ver` have a `--semilla` of
+    // their own (the fleet's); `curso` has its own, merged here by `parse`.
     #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = crate::variants::parse_seed, help_heading = INSTRUCTORS)]
     pub seed: Option<u64>,
 
@@ -196,7 +200,7 @@ pub enum Command {
     /// autograder/gradescope/run_autograder); estado 3 si no trae ninguno.
     #[command(hide = true, alias = "overlay")]
     Superponer {
-        /// La entrega (una carpeta).
+        /// La entrega (una carpeta o un .zip).
         entrega: PathBuf,
         /// El kit sobre el que se pone.
         kit: PathBuf,
@@ -213,7 +217,8 @@ pub enum Command {
 /// deleted here, before anything else runs; a file that cannot be read,
 /// holds no integer or cannot be deleted is one Spanish line and status 2.
 pub fn parse() -> Result<Cli, ExitCode> {
-    let mut cli = Cli::try_parse().map_err(|e| flags::clap_error(&e, &commands()))?;
+    let cli = Cli::try_parse().map_err(|e| flags::clap_error(&e, &commands()))?;
+    let mut cli = merge_curso_seed(cli)?;
     if std::env::var_os(crate::variants::SECRET_SEED_ENV).is_some() {
         return Err(without_secret_env(&cli));
     }
@@ -238,6 +243,27 @@ pub fn parse() -> Result<Cli, ExitCode> {
                 return Err(ExitCode::from(2));
             }
         }
+    }
+    Ok(cli)
+}
+
+/// `curso --semilla S` means the same as `--semilla S` before the command
+/// (the seed a single grading takes): it goes into [`Cli::seed`].
+///
+/// # Errors
+/// Status 2 (the line printed) when both are given with different seeds.
+pub fn merge_curso_seed(mut cli: Cli) -> Result<Cli, ExitCode> {
+    let Some(Command::Curso(args)) = &cli.command else {
+        return Ok(cli);
+    };
+    if let Some(seed) = args.semilla {
+        if cli.seed.is_some_and(|s| s != seed) {
+            eprintln!(
+                "grader: --semilla aparece dos veces con valores distintos (antes y después de curso); deja una"
+            );
+            return Err(ExitCode::from(2));
+        }
+        cli.seed = Some(seed);
     }
     Ok(cli)
 }
@@ -404,4 +430,68 @@ pub struct BarridoArgs {
     /// Imprime las cifras en JSON (dinero en centavos) en vez de la tabla.
     #[arg(long)]
     pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// The command line `line` (words split at spaces), parsed.
+    fn raw(line: &str) -> Cli {
+        Cli::try_parse_from(std::iter::once("grader").chain(line.split_whitespace()))
+            .unwrap_or_else(|e| panic!("{line}: {e}"))
+    }
+
+    /// As [`raw`], with `curso --semilla` merged as [`parse`] does.
+    fn parsed(line: &str) -> Cli {
+        merge_curso_seed(raw(line)).unwrap()
+    }
+
+    /// `curso` takes the options of grading one submission, after its name
+    /// too, into the same fields (the ones `Setup::load` reads).
+    #[test]
+    fn curso_takes_the_rubric_and_the_seed_of_a_single_grading() {
+        let one = raw("--rubrica r.toml --variantes 3 --semilla 7");
+        for line in [
+            "curso E --salida S --rubrica r.toml --variantes 3 --semilla 7",
+            "--rubrica r.toml curso E --salida S --variantes 3 --semilla 7",
+        ] {
+            let class = parsed(line);
+            assert!(matches!(class.command, Some(Command::Curso(_))), "{line}");
+            assert_eq!(
+                (&class.rubric, class.variants, class.seed),
+                (&one.rubric, one.variants, one.seed),
+                "{line}"
+            );
+            assert_eq!(class.rubric, Some(PathBuf::from("r.toml")));
+            assert_eq!((class.variants, class.seed), (Some(3), Some(7)));
+        }
+        let file = parsed("curso E --salida S --variantes 2 --archivo-semilla F");
+        assert_eq!(file.seed_file, Some(PathBuf::from("F")));
+        assert_eq!(file.seed, None);
+        let same = parsed("--semilla 7 curso E --salida S --semilla 7");
+        assert_eq!(same.seed, Some(7));
+        let differ = raw("--semilla 7 curso E --salida S --semilla 8");
+        assert_eq!(merge_curso_seed(differ).unwrap_err(), ExitCode::from(2));
+    }
+
+    /// `curso --help` lists the rubric and the seed it now takes.
+    #[test]
+    fn curso_help_lists_the_rubric_and_the_seed() {
+        let mut cmd = <Cli as clap::CommandFactory>::command();
+        cmd.build();
+        let curso = cmd.find_subcommand_mut("curso").unwrap();
+        let help = curso.render_help().to_string();
+        for option in ["--rubrica", "--semilla", "--archivo-semilla", "--variantes"] {
+            assert!(help.contains(option), "{option} missing in\n{help}");
+        }
+    }
+
+    /// Every command's options are well formed (clap's debug checks: a
+    /// global option may not share a name with a command's own).
+    #[test]
+    fn every_command_builds() {
+        <Cli as clap::CommandFactory>::command().debug_assert();
+    }
 }

@@ -201,6 +201,11 @@ fn stderr(o: &Output) -> String {
 /// The submission graded alone, as run_autograder does: its results.json,
 /// or `None` when it has no exercise file (superponer's status 3).
 fn alone(template: &Path, work: &Path, submission: &Path) -> Option<String> {
+    alone_with(template, work, submission, &[])
+}
+
+/// As [`alone`], with `options` added to the grading's command line.
+fn alone_with(template: &Path, work: &Path, submission: &Path, options: &[&str]) -> Option<String> {
     let kit = work.join("kit");
     let _ = std::fs::remove_dir_all(&kit);
     assert!(
@@ -253,6 +258,7 @@ fn alone(template: &Path, work: &Path, submission: &Path) -> Option<String> {
             "--output",
         ])
         .arg(&report)
+        .args(options)
         .current_dir(&kit)
         .env("CARGO_TARGET_DIR", repo().join("target/curso/target"))
         .env("KIT_TIEMPO_EJECUCION", "0")
@@ -261,6 +267,20 @@ fn alone(template: &Path, work: &Path, submission: &Path) -> Option<String> {
         .unwrap();
     assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
     Some(std::fs::read_to_string(report).unwrap())
+}
+
+/// The student template in `dir/plantilla` and an empty `dir/solo` to grade
+/// submissions alone in.
+fn template_and_work(dir: &Path) -> (PathBuf, PathBuf) {
+    let template = dir.join("plantilla");
+    let st = Command::new(repo().join("scripts/plantilla-estudiante"))
+        .arg(&template)
+        .output()
+        .unwrap();
+    assert!(st.status.success());
+    let work = dir.join("solo");
+    std::fs::create_dir_all(&work).unwrap();
+    (template, work)
 }
 
 /// Panics naming the tests that differ between two results.json.
@@ -361,14 +381,7 @@ fn a_class_graded_four_at_a_time_scores_as_each_alone_resumes_and_merges() {
 
     // Each exactly as graded alone (the same bytes), one per distinct
     // content.
-    let template = tmp.path().join("plantilla");
-    let st = Command::new(repo().join("scripts/plantilla-estudiante"))
-        .arg(&template)
-        .output()
-        .unwrap();
-    assert!(st.status.success());
-    let work = tmp.path().join("solo");
-    std::fs::create_dir_all(&work).unwrap();
+    let (template, work) = template_and_work(tmp.path());
     let mut names: Vec<String> = std::fs::read_dir(&entregas)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -478,4 +491,53 @@ fn a_class_graded_four_at_a_time_scores_as_each_alone_resumes_and_merges() {
     assert_eq!(std::fs::read(merged.join("clase.md")).unwrap(), md);
     assert_eq!(std::fs::read(merged.join("clase.html")).unwrap(), html);
     let _: PathBuf = merged;
+}
+
+/// `curso … --rubrica R --variantes 1 --semilla 7` (the options after the
+/// command, as `--help` lists them): each submission gets the results.json
+/// it gets alone with the same options, the rubric's points and the
+/// variants included.
+#[test]
+#[ignore = "slow: grades 2 submissions in nested builds (cargo test -p grader --test curso -- --ignored)"]
+fn curso_takes_the_rubric_and_the_seed_of_a_single_grading() {
+    let tmp = tempfile::tempdir().unwrap();
+    let entregas = tmp.path().join("entregas");
+    let s = solved();
+    let all: Vec<(&str, String)> = s.iter().map(|(k, v)| (*k, v.clone())).collect();
+    repo_with(&entregas.join("correcta"), &all);
+    repo_with(&entregas.join("stubs"), &[]);
+    let rubric = tmp.path().join("mi-rubrica.toml");
+    let kit = read("grader/rubrica.toml");
+    let line = "\"cobro/flota-1000\" = { puntos = 2 }";
+    assert!(kit.contains(line));
+    std::fs::write(
+        &rubric,
+        kit.replace(line, "\"cobro/flota-1000\" = { puntos = 6 }"),
+    )
+    .unwrap();
+    let r = rubric.to_str().unwrap();
+    let salida = tmp.path().join("salida");
+    let options = ["--rubrica", r, "--variantes", "1", "--semilla", "7"];
+    let mut args = vec![
+        entregas.to_str().unwrap(),
+        "--salida",
+        salida.to_str().unwrap(),
+    ];
+    args.extend(options);
+    curso(&args);
+    let rows = libro_rows(&salida);
+    // 104 from the rubric (flota-1000 at 6) plus 10 per exercise of variants.
+    assert_eq!(
+        (rows["correcta"][2].as_str(), rows["correcta"][3].as_str()),
+        ("134", "134"),
+        "{rows:?}"
+    );
+    let (template, work) = template_and_work(tmp.path());
+    for name in ["correcta", "stubs"] {
+        let graded =
+            std::fs::read_to_string(salida.join("entregas").join(name).join("results.json"))
+                .unwrap();
+        let json = alone_with(&template, &work, &entregas.join(name), &options).unwrap();
+        same_results(&graded, &json, name);
+    }
 }

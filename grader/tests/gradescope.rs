@@ -222,8 +222,9 @@ fn with_helpers(code: &str) -> String {
     format!("{code}\n{ATTACK_HELPERS}").replace("@ATTACKS@", ATTACKS)
 }
 
-/// Pre-main code on untouched stubs: a function in `.init_array` (no crate
-/// needed) that prints a full-marks report and tries to write the grade.
+/// Pre-main code on untouched stubs (appended to the server's stub): a
+/// function in `.init_array` (no crate needed) that prints a full-marks
+/// report and tries to write the grade.
 const PRE_MAIN: &str = r##"
 #[used]
 #[unsafe(link_section = ".init_array")]
@@ -558,9 +559,11 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     fresh_attacks_folder();
     let pre_main = subs.join("antes-de-main");
     copy_repo(&pre_main);
-    let lib = pre_main.join("exercises/src/lib.rs");
-    let code = std::fs::read_to_string(&lib).unwrap();
-    std::fs::write(&lib, with_helpers(&format!("{code}{PRE_MAIN}"))).unwrap();
+    // In an exercise's file: a submission's lib.rs is never taken (the
+    // kit's wires the exercises).
+    let server = pre_main.join("exercises/src/payments_server.rs");
+    let code = std::fs::read_to_string(&server).unwrap();
+    std::fs::write(&server, with_helpers(&format!("{code}{PRE_MAIN}"))).unwrap();
     let cargo_tricks = subs.join("build-rs-y-dependencia");
     solved_repository(&cargo_tricks);
     let manifest = cargo_tricks.join("exercises/Cargo.toml");
@@ -1023,4 +1026,101 @@ fn the_seed_never_reaches_the_student_template() {
     }
     assert!(files > 50, "{files} files in the template");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A destination whose folder is missing, is a file or cannot be written
+/// is one Spanish line naming that folder, status 2, and nothing written:
+/// neither the zip nor its seed (a failed `cd` once sent both to `/`).
+/// Fast: the check comes before the template is built.
+#[test]
+fn empaquetar_refuses_a_destination_folder_that_is_missing_or_not_writable() {
+    let dir = scratch("kit-destino");
+    let name = format!("kit-destino-{}.zip", std::process::id());
+    let file = dir.join("un-archivo");
+    std::fs::write(&file, "x").unwrap();
+    let mut cases = vec![
+        (
+            dir.join("no-existe").join(&name),
+            format!(
+                "empaquetar: la carpeta de {0}/no-existe/{name} ({0}/no-existe) no existe; créala (mkdir -p {0}/no-existe) o elige otra ruta. No se escribió nada.",
+                dir.display()
+            ),
+        ),
+        (
+            file.join(&name),
+            format!(
+                "empaquetar: {0} no es una carpeta (DESTINO es {0}/{name}); elige otra ruta. No se escribió nada.",
+                file.display()
+            ),
+        ),
+    ];
+    // Root writes in any folder of a writable file system.
+    let locked = dir.join("solo-lectura");
+    if !nix_is_root() {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(&locked).unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+        cases.push((
+            locked.join(&name),
+            format!(
+                "empaquetar: no se puede escribir en la carpeta {0} (DESTINO es {0}/{name}); elige otra ruta. No se escribió nada.",
+                locked.display()
+            ),
+        ));
+    }
+    for (dest, want) in cases {
+        let o = empaquetar(&dest, &[("KIT_SEMILLA_SECRETA", SEED)]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        assert_eq!(text(&o.stderr), format!("{want}\n"));
+        assert_eq!(text(&o.stdout), "");
+        for written in [
+            dest.clone(),
+            PathBuf::from(format!("{}.semilla", dest.display())),
+            Path::new("/").join(&name),
+            Path::new("/").join(format!("{name}.semilla")),
+        ] {
+            assert!(!written.exists(), "{}", written.display());
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    if locked.exists() {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `run_autograder` in a root where an earlier run already moved the seed
+/// (the package was built with variants: `source/variantes` is there) says
+/// so in results.json, score 0, instead of grading without the variants.
+/// Fast: nothing is built.
+#[test]
+fn run_autograder_says_when_the_variants_seed_is_gone() {
+    let root = scratch("kit-sin-semilla");
+    std::fs::create_dir_all(root.join("source/kit")).unwrap();
+    std::fs::create_dir_all(root.join("submission")).unwrap();
+    std::fs::write(root.join("source/kit/Cargo.toml"), "[workspace]\n").unwrap();
+    std::fs::write(root.join("source/variantes"), "5\n").unwrap();
+    let o = Command::new(repo().join("autograder/gradescope/run_autograder"))
+        .current_dir(&root)
+        .env("AUTOGRADER_DIR", &root)
+        .env_remove("KIT_SEMILLA_SECRETA")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("results/results.json")).unwrap())
+            .unwrap();
+    assert_eq!(results["score"], 0);
+    assert_eq!(
+        results["output"],
+        "El autograder no encuentra la semilla secreta aunque el paquete se armó con variantes ocultas (source/variantes sin source/semilla-secreta): no se califica sin las variantes. Puntaje 0; avisa a tu instructor."
+    );
+    assert!(
+        text(&o.stderr).contains("otra corrida en esta raíz ya la usó"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!root.join("kit").exists(), "graded anyway");
+    std::fs::remove_dir_all(&root).unwrap();
 }

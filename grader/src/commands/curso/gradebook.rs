@@ -80,3 +80,30 @@ pub fn alumnos(records: &[Record]) -> Result<Vec<u8>, csv::Error> {
     }
     w.into_inner().map_err(|e| e.into_error().into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README's `libro.csv` row names every fixed column the code
+    /// writes (one per exercise of the catalog, the bonus's included).
+    #[test]
+    fn the_readme_lists_every_fixed_column() {
+        let libro = libro(&[]).unwrap();
+        let header = String::from_utf8(libro).unwrap();
+        let header = header.trim_end();
+        assert_eq!(
+            header,
+            "entrega,estado,puntaje,maximo,cobro,cliente,reconciliacion,atomico"
+        );
+        let readme = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
+        )
+        .unwrap();
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with("| `libro.csv` |"))
+            .unwrap();
+        assert!(row.contains(&format!("`{header}`")), "{row}");
+    }
+}

@@ -69,6 +69,12 @@ pub struct CursoArgs {
     #[arg(long = "particion", alias = "partition", value_name = "i/n", value_parser = discover::parse_partition, conflicts_with = "unir")]
     pub particion: Option<(usize, usize)>,
 
+    /// Semilla de las variantes ocultas, un entero, como al calificar una
+    /// entrega (alias: --seed); mejor --archivo-semilla o la variable
+    /// KIT_SEMILLA_SECRETA, que no quedan en el historial.
+    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = crate::variants::parse_seed, help_heading = "Opciones para instructores")]
+    pub semilla: Option<u64>,
+
     /// Une las SALIDA de las partes (--particion) en un solo libro.csv y
     /// clase.md, como si fuera una sola corrida (alias: --merge).
     #[arg(long = "unir", alias = "merge", value_name = "CARPETA", num_args = 1.., conflicts_with = "entregas")]

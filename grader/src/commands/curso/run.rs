@@ -330,7 +330,7 @@ impl Context<'_> {
         let unpacked = kit.with_file_name(format!("zip-{slot}"));
         let _ = std::fs::remove_dir_all(&unpacked);
         let root = if sub.zip {
-            if let Err(e) = unzip(&sub.path, &unpacked) {
+            if let Err(e) = intake::unzip(&sub.path, &unpacked) {
                 return ungraded(Status::Rechazada, &e, "");
             }
             unpacked.clone()
@@ -406,31 +406,6 @@ fn cores() -> usize {
 
 fn status_word(s: Status) -> &'static str {
     s.word()
-}
-
-/// Unpacks `zip` into `dest` with `unzip` (which refuses paths outside
-/// `dest`).
-fn unzip(zip: &Path, dest: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dest).map_err(|e| output::io_error(&e))?;
-    let out = std::process::Command::new("unzip")
-        .args(["-q", "-o"])
-        .arg(zip)
-        .arg("-d")
-        .arg(dest)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| {
-            format!("no se pudo ejecutar unzip ({e}); instálalo (apt-get install unzip)")
-        })?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}: no es un zip que se pueda descomprimir",
-            zip.file_name()
-                .map_or(String::new(), |n| n.to_string_lossy().into_owned())
-        ))
-    }
 }
 
 /// What decides a submission's result besides its sources: this judge's
