@@ -87,7 +87,11 @@ pub fn harness_without(
             (e.file().to_string(), stub.to_string())
         })
         .collect();
+    // One build and its private copy at a time per target folder, across
+    // processes too.
+    let turn = build::turn(root);
     let mut plain = launch(cli, build_of(root, which, Flavor::Plain, &stubs, refused)?)?;
+    drop(turn);
     // The schedules of an exercise whose entry asks for the second harness
     // (exercise 4's): built only if one of its checks asks for it, and never
     // when that exercise itself was refused.
@@ -97,6 +101,7 @@ pub fn harness_without(
     if explored {
         let (root, refused, timeout) = (root.to_path_buf(), refused.to_vec(), cli.timeout);
         plain.explorer = Some(Lazy::new(move || {
+            let _turn = build::turn(&root);
             let built = build_of(&root, which, Flavor::Explorer, &stubs, &refused)?;
             launch_with(timeout, built)
         }));

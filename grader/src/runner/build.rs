@@ -271,6 +271,29 @@ fn harness_at(root: &Path, which: Harness, target: Option<&Path>) -> Result<Path
     Ok(built)
 }
 
+/// A turn in the target folder the harness of the kit at `root` is built
+/// into, across processes: held from the build until the caller has taken
+/// its private copy of what was built (dropping it ends the turn). Two
+/// judges building into one `CARGO_TARGET_DIR` at once (two `curso` runs,
+/// or a class and one submission graded alone with the same target) could
+/// otherwise each find the other's code fresh or have the binary replaced
+/// before copying it: students got other students' grades. `None` when the
+/// lock file cannot be made (then cargo's own lock is all there is).
+pub fn turn(root: &Path) -> Option<std::fs::File> {
+    let Some(target) = profile_dir(root).parent().map(Path::to_path_buf) else {
+        return None;
+    };
+    std::fs::create_dir_all(&target).ok()?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(target.join("kit-turno.lock"))
+        .ok()?;
+    file.lock().ok()?;
+    Some(file)
+}
+
 /// The file in `target` naming the copy of the kit that built `which` last.
 fn marker(target: &Path, which: Harness) -> PathBuf {
     target.join(format!("kit-{}-ultima-copia", which.binary()))
@@ -402,6 +425,26 @@ fn executable(json: &str, name: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A turn excludes another one on the same target folder, from another
+    /// open file (another process, or another thread of `curso`), until it
+    /// is dropped.
+    #[test]
+    fn a_turn_excludes_another_until_dropped() {
+        let kit = tempfile::tempdir().unwrap();
+        let held = turn(kit.path()).expect("the lock file is made");
+        let path = profile_dir(kit.path())
+            .parent()
+            .unwrap()
+            .join("kit-turno.lock");
+        let other = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        assert!(matches!(
+            other.try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+        drop(held);
+        assert!(other.try_lock().is_ok());
+    }
 
     #[test]
     fn the_copy_leaves_out_build_folders_git_and_links() {
