@@ -280,9 +280,7 @@ fn harness_at(root: &Path, which: Harness, target: Option<&Path>) -> Result<Path
 /// before copying it: students got other students' grades. `None` when the
 /// lock file cannot be made (then cargo's own lock is all there is).
 pub fn turn(root: &Path) -> Option<std::fs::File> {
-    let Some(target) = profile_dir(root).parent().map(Path::to_path_buf) else {
-        return None;
-    };
+    let target = profile_dir(root).parent().map(Path::to_path_buf)?;
     std::fs::create_dir_all(&target).ok()?;
     let file = std::fs::OpenOptions::new()
         .create(true)
