@@ -26,7 +26,7 @@ pub use catch::catch;
 #[global_allocator]
 static ALLOCATOR: alloc::Watched = alloc::Watched;
 
-/// Reads lists of jobs from stdin, each one line of JSON (a list), and
+/// Reads lists of jobs from stdin, each one line ([`protocol::job_line`]), and
 /// prints one answer line per job, in order, flushing each, on the
 /// process's original stdout, until stdin ends; the judge may send the next
 /// list after the answers of the last. What the implementation prints goes
