@@ -60,14 +60,14 @@ pub fn grade_except(
     refused: &Refusals,
 ) -> Graded {
     let checks = &catalog.checks;
+    let order = heavy_first(checks);
     let next = AtomicUsize::new(0);
     let verdicts: Mutex<Vec<Option<Verdict>>> = Mutex::new(vec![None; checks.len()]);
     std::thread::scope(|scope| {
         for _ in 0..workers.clamp(1, checks.len().max(1)) {
             scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(check) = checks.get(i) else { break };
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    let check = &checks[i];
                     let v = match refused.get(&check.exercise) {
                         Some(uses) => Verdict::Refused { uses: uses.clone() },
                         None => catalog.run(h, check),
@@ -90,6 +90,35 @@ pub fn grade_except(
             }))
             .collect(),
     }
+}
+
+/// The order the checks start in: the long ones first, each group in
+/// catalog order. A model-based family or an exploration of schedules takes
+/// tenths of a second where a fixed check takes milliseconds; started last,
+/// one kept a core busy while the other sat idle. First of all comes one
+/// check of the explorer's schedules: when exercise 4 is started after an
+/// edit, it builds the explorer's harness while the model-based families
+/// run on the other core (the other explored checks, which wait for that
+/// build, come after the families). Verdicts stay in catalog order
+/// whatever order they ran in.
+fn heavy_first(checks: &[Check]) -> Vec<usize> {
+    let explored: Vec<usize> = (0..checks.len())
+        .filter(|&i| crate::checks::is_explored(&checks[i]))
+        .collect();
+    let models = (0..checks.len())
+        .filter(|&i| matches!(checks[i].target, crate::checks::CheckTarget::Model(_)));
+    let rest = (0..checks.len()).filter(|&i| {
+        !crate::checks::is_explored(&checks[i])
+            && !matches!(checks[i].target, crate::checks::CheckTarget::Model(_))
+    });
+    let (builds, explored_rest) = explored.split_at(explored.len().min(1));
+    builds
+        .iter()
+        .copied()
+        .chain(models)
+        .chain(explored_rest.iter().copied())
+        .chain(rest)
+        .collect()
 }
 
 /// The result of an implementation that did not compile: every check
@@ -140,5 +169,45 @@ pub fn all_refused(catalog: &Catalog, target: &'static str, refused: &Refusals) 
                 (c.clone(), Verdict::Refused { uses })
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_explorer_build_and_the_model_families_start_first() {
+        let catalog = Catalog::new(Vec::new(), &[]);
+        let ids = |order: &[usize]| -> Vec<String> {
+            order
+                .iter()
+                .map(|&i| catalog.checks[i].id.clone())
+                .collect()
+        };
+        let order = heavy_first(&catalog.checks);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..catalog.checks.len()).collect::<Vec<_>>());
+        assert_eq!(
+            ids(&order[..6]),
+            [
+                "atomico/dos-reintentos-a-la-vez-un-solo-cobro",
+                "cobro/modelo",
+                "cliente/modelo",
+                "reconciliacion/modelo",
+                "atomico/modelo",
+                "atomico/tres-reintentos-a-la-vez-un-solo-cobro",
+            ]
+        );
+        // The fixed checks last, in catalog order.
+        let rest = ids(&order[10..]);
+        assert_eq!(rest[0], catalog.checks[0].id);
+        assert_eq!(rest.len(), catalog.checks.len() - 10);
+        assert!(rest.iter().all(|id| !id.ends_with("/modelo")));
+        // Without exercise 4, the families lead.
+        let plain = Catalog::new(Vec::new(), &[Exercise::Cobro]);
+        let order = heavy_first(&plain.checks);
+        assert_eq!(plain.checks[order[0]].id, "cobro/modelo");
     }
 }

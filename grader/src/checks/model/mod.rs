@@ -144,7 +144,7 @@ pub enum Outcome {
 /// One family of model-based checks.
 pub trait Family {
     /// An input.
-    type Case: Clone + std::fmt::Debug;
+    type Case: Clone + std::fmt::Debug + Send + Sync;
     /// The strategy that generates inputs (and shrinks them).
     fn strategy(&self) -> impl Strategy<Value = Self::Case>;
     /// The job that runs `case` against the implementation.
@@ -217,7 +217,7 @@ fn try_case<F: Family>(
 /// # Errors
 /// The verdict: a shrunk counterexample, or why the implementation gave no
 /// answer (`todo!()`, time-out, crash).
-pub fn explore<F: Family>(
+pub fn explore<F: Family + Sync>(
     h: &dyn Execute,
     family: &F,
     tag: u8,
@@ -233,54 +233,76 @@ pub fn explore<F: Family>(
         config,
         TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed(seed, tag)),
     );
-    let strategy = family.strategy();
-    let mut trees = Vec::with_capacity(cases);
-    for _ in 0..cases {
-        match strategy.new_tree(&mut runner) {
-            Ok(t) => trees.push(t),
-            Err(reason) => {
-                return Err(Verdict::Crashed {
-                    what: format!("el generador de casos falló: {reason}"),
-                });
-            }
-        }
-    }
     // The fixed large cases do not depend on the seed: they run once, in
-    // the public check, not again in every hidden variant.
+    // the public check, not again in every hidden variant. They run in a
+    // harness process of their own while the random cases are drawn and
+    // run (each is the longest job of its check), and are judged only when
+    // every random case agreed (a disagreement of a hundred thousand calls
+    // costs seconds to explain, and a random one is shown instead).
     let large = if seed == PUBLIC_SEED {
         family.large()
     } else {
         Vec::new()
     };
-    let mut jobs: Vec<Job> = trees.iter().map(|t| family.job(&t.current())).collect();
-    jobs.extend(large.iter().map(|c| family.job(c)));
-    let mut answers = h.execute(&jobs);
-    let large_answers = answers.split_off(trees.len());
-    // The first failing case with the fewest calls is the cheapest to shrink.
-    let mut failing: Option<(usize, usize)> = None;
-    for (i, (tree, got)) in trees.iter().zip(answers).enumerate() {
-        let case = tree.current();
-        if let Outcome::Disagrees { .. } = try_case(family, &case, got)? {
-            let size = jobs[i].work() as usize;
-            if failing.is_none_or(|(_, s)| size < s) {
-                failing = Some((i, size));
+    let (random, large_answers) = std::thread::scope(|scope| {
+        let running = (!large.is_empty()).then(|| {
+            scope.spawn(|| {
+                let jobs: Vec<Job> = large.iter().map(|c| family.job(c)).collect();
+                h.execute(&jobs)
+            })
+        });
+        let random = (|| {
+            let strategy = family.strategy();
+            let mut trees = Vec::with_capacity(cases);
+            for _ in 0..cases {
+                match strategy.new_tree(&mut runner) {
+                    Ok(t) => trees.push(t),
+                    Err(reason) => {
+                        return Err(Verdict::Crashed {
+                            what: format!("el generador de casos falló: {reason}"),
+                        });
+                    }
+                }
             }
-        }
-    }
-    let Some((index, _)) = failing else {
+            let jobs: Vec<Job> = trees.iter().map(|t| family.job(&t.current())).collect();
+            let answers = h.execute(&jobs);
+            // The first failing case with the fewest calls is the cheapest
+            // to shrink.
+            let mut failing: Option<(usize, usize)> = None;
+            for (i, (tree, got)) in trees.iter().zip(answers).enumerate() {
+                if let Outcome::Disagrees { .. } = try_case(family, &tree.current(), got)? {
+                    let size = jobs[i].work() as usize;
+                    if failing.is_none_or(|(_, s)| size < s) {
+                        failing = Some((i, size));
+                    }
+                }
+            }
+            Ok((trees, failing.map(|(i, _)| i)))
+        })();
+        let large_answers = running.map_or_else(Vec::new, |t| {
+            t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+        });
+        (random, large_answers)
+    });
+    let (mut trees, failing) = random?;
+    let Some(index) = failing else {
         for (case, got) in large.iter().zip(large_answers) {
-            if let Err(Verdict::TimedOut { limit_ms, .. }) = got {
-                return Err(large_timed_out(family, case, cases, limit_ms));
-            }
-            if let Outcome::Disagrees { trace, hint } = try_case(family, case, got)? {
-                return Err(Verdict::Counterexample {
-                    summary: format!(
-                        "{} (un caso grande fijo, después de los {cases} aleatorios, semilla {seed}; demasiado grande para reducirlo)",
-                        family.describe(case)
-                    ),
-                    trace,
-                    hint,
-                });
+            match try_case(family, case, got) {
+                Err(Verdict::TimedOut { limit_ms, .. }) => {
+                    return Err(large_timed_out(family, case, cases, limit_ms));
+                }
+                Err(other) => return Err(other),
+                Ok(Outcome::Disagrees { trace, hint }) => {
+                    return Err(Verdict::Counterexample {
+                        summary: format!(
+                            "{} (un caso grande fijo, después de los {cases} aleatorios, semilla {seed}; demasiado grande para reducirlo)",
+                            family.describe(case)
+                        ),
+                        trace,
+                        hint,
+                    });
+                }
+                Ok(Outcome::Agrees) => {}
             }
         }
         return Ok(());
