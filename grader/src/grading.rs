@@ -102,22 +102,15 @@ pub fn grade_except(
 /// build, come after the families). Verdicts stay in catalog order
 /// whatever order they ran in.
 fn heavy_first(checks: &[Check]) -> Vec<usize> {
-    let explored: Vec<usize> = (0..checks.len())
-        .filter(|&i| crate::checks::is_explored(&checks[i]))
-        .collect();
-    let models = (0..checks.len())
-        .filter(|&i| matches!(checks[i].target, crate::checks::CheckTarget::Model(_)));
-    let rest = (0..checks.len()).filter(|&i| {
-        !crate::checks::is_explored(&checks[i])
-            && !matches!(checks[i].target, crate::checks::CheckTarget::Model(_))
-    });
-    let (builds, explored_rest) = explored.split_at(explored.len().min(1));
+    let explored = |i: &usize| crate::checks::is_explored(&checks[*i]);
+    let model = |i: &usize| matches!(checks[*i].target, crate::checks::CheckTarget::Model(_));
+    let mut explorations = (0..checks.len()).filter(explored);
+    let builds = explorations.next();
     builds
-        .iter()
-        .copied()
-        .chain(models)
-        .chain(explored_rest.iter().copied())
-        .chain(rest)
+        .into_iter()
+        .chain((0..checks.len()).filter(model))
+        .chain(explorations)
+        .chain((0..checks.len()).filter(|i| !explored(i) && !model(i)))
         .collect()
 }
 
