@@ -183,6 +183,45 @@ fn large_timed_out<F: Family>(family: &F, case: &F::Case, cases: usize, limit_ms
     }
 }
 
+/// The random cases of a run: `cases` trees drawn from `strategy` with
+/// `runner`'s generator, run as one list, and the index of the failing case
+/// with the fewest units of work (the cheapest to shrink), if any.
+///
+/// # Errors
+/// A generator that fails, or the verdict that stops the check (a
+/// `todo!()`, a time-out, a crash).
+fn random_cases<F: Family, S: Strategy<Value = F::Case>>(
+    h: &dyn Execute,
+    family: &F,
+    strategy: &S,
+    runner: &mut TestRunner,
+    cases: usize,
+) -> Result<(Vec<S::Tree>, Option<usize>), Verdict> {
+    let mut trees = Vec::with_capacity(cases);
+    for _ in 0..cases {
+        match strategy.new_tree(runner) {
+            Ok(t) => trees.push(t),
+            Err(reason) => {
+                return Err(Verdict::Crashed {
+                    what: format!("el generador de casos falló: {reason}"),
+                });
+            }
+        }
+    }
+    let jobs: Vec<Job> = trees.iter().map(|t| family.job(&t.current())).collect();
+    let answers = h.execute(&jobs);
+    let mut failing: Option<(usize, usize)> = None;
+    for (i, (tree, got)) in trees.iter().zip(answers).enumerate() {
+        if let Outcome::Disagrees { .. } = try_case(family, &tree.current(), got)? {
+            let size = jobs[i].work() as usize;
+            if failing.is_none_or(|(_, s)| size < s) {
+                failing = Some((i, size));
+            }
+        }
+    }
+    Ok((trees, failing.map(|(i, _)| i)))
+}
+
 /// The 32-byte proptest seed of `seed` for family `tag`.
 fn rng_seed(seed: u64, tag: u8) -> [u8; 32] {
     let mut bytes = [0u8; 32];
@@ -251,34 +290,7 @@ pub fn explore<F: Family + Sync>(
                 h.execute(&jobs)
             })
         });
-        let random = (|| {
-            let strategy = family.strategy();
-            let mut trees = Vec::with_capacity(cases);
-            for _ in 0..cases {
-                match strategy.new_tree(&mut runner) {
-                    Ok(t) => trees.push(t),
-                    Err(reason) => {
-                        return Err(Verdict::Crashed {
-                            what: format!("el generador de casos falló: {reason}"),
-                        });
-                    }
-                }
-            }
-            let jobs: Vec<Job> = trees.iter().map(|t| family.job(&t.current())).collect();
-            let answers = h.execute(&jobs);
-            // The first failing case with the fewest calls is the cheapest
-            // to shrink.
-            let mut failing: Option<(usize, usize)> = None;
-            for (i, (tree, got)) in trees.iter().zip(answers).enumerate() {
-                if let Outcome::Disagrees { .. } = try_case(family, &tree.current(), got)? {
-                    let size = jobs[i].work() as usize;
-                    if failing.is_none_or(|(_, s)| size < s) {
-                        failing = Some((i, size));
-                    }
-                }
-            }
-            Ok((trees, failing.map(|(i, _)| i)))
-        })();
+        let random = random_cases(h, family, &family.strategy(), &mut runner, cases);
         let large_answers = running.map_or_else(Vec::new, |t| {
             t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
         });
