@@ -280,8 +280,13 @@ fn harness_at(root: &Path, which: Harness, target: Option<&Path>) -> Result<Path
 /// before copying it: students got other students' grades. `None` when the
 /// lock file cannot be made (then cargo's own lock is all there is).
 pub fn turn(root: &Path) -> Option<std::fs::File> {
-    let target = profile_dir(root).parent().map(Path::to_path_buf)?;
-    std::fs::create_dir_all(&target).ok()?;
+    turn_in(profile_dir(root).parent()?)
+}
+
+/// As [`turn`], for the target folder `target` itself (`curso` seeds its
+/// shared target folder in a turn: another judge may be building into it).
+pub fn turn_in(target: &Path) -> Option<std::fs::File> {
+    std::fs::create_dir_all(target).ok()?;
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)

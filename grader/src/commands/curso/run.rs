@@ -92,6 +92,9 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
     if let Some(own) = workspace::own_profile_dir() {
         let lock = std::fs::read_to_string(repo.join("Cargo.lock")).unwrap_or_default();
         let profile = own.file_name().map_or("debug".into(), |n| n.to_owned());
+        // In a build turn: another judge (a second `curso`, or a submission
+        // graded alone with this target folder) may be building into it.
+        let _turn = crate::runner::build::turn_in(&target);
         workspace::seed(&own, &target.join(profile), &lock);
     }
     // The harness builds pass CARGO_TARGET_DIR on (runner::build keeps it).

@@ -149,7 +149,8 @@ fn is_registry_artifact(file: &str, registry: &BTreeSet<String>) -> bool {
 /// the kit's own crates are never copied. Files are hard-linked when they
 /// can be in `deps` (the compiler's outputs of a fresh crate are never
 /// rewritten), else copied (cargo rewrites fingerprints and build-script
-/// outputs in place); entries already there are kept.
+/// outputs in place). Entries already there are kept, and no file is ever
+/// written over: see [`link_or_copy`].
 pub fn seed(outer: &Path, nested: &Path, lock: &str) {
     let registry = registry_crates(lock);
     for sub in ["deps", "build", ".fingerprint"] {
@@ -167,13 +168,106 @@ pub fn seed(outer: &Path, nested: &Path, lock: &str) {
     }
 }
 
+/// Puts `from` (a file or a folder, recursively) at `to`, hard-linked when
+/// `link` and possible, else copied, never writing over a file that is
+/// already at `to`. That file may be `from` itself, linked there a moment
+/// earlier by another judge seeding the same folder: copying over it
+/// truncated the outer target folder's `librand-….rlib` to nothing, and
+/// every build of the kit then failed with `can't find crate for rand`
+/// (CI, two `curso` runs at once). A copy is written beside `to` and linked
+/// into place, which fails, leaving `to` as it is, when `to` exists.
 fn link_or_copy(from: &Path, to: &Path, link: bool) {
     if from.is_dir() {
         let _ = std::fs::create_dir_all(to);
         for entry in std::fs::read_dir(from).into_iter().flatten().flatten() {
             link_or_copy(&entry.path(), &to.join(entry.file_name()), link);
         }
-    } else if !link || std::fs::hard_link(from, to).is_err() {
-        let _ = std::fs::copy(from, to);
+        return;
+    }
+    if link {
+        match std::fs::hard_link(from, to) {
+            Ok(()) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return,
+            Err(_) => {}
+        }
+    }
+    static COPIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COPIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let Some(name) = to.file_name() else {
+        return;
+    };
+    let beside = to.with_file_name(format!(
+        ".{}.siembra-{}-{n}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    if std::fs::copy(from, &beside).is_ok() {
+        let _ = std::fs::hard_link(&beside, to);
+    }
+    let _ = std::fs::remove_file(&beside);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The race CI met: a second seeding finds the first one's hard link
+    /// already in place. The outer file keeps its bytes, and so does a
+    /// copied file that is already there.
+    #[test]
+    fn seeding_over_a_file_already_there_leaves_both_files_as_they_were() {
+        let dir = tempfile::tempdir().unwrap();
+        let (outer, nested) = (dir.path().join("outer"), dir.path().join("nested"));
+        for sub in ["deps", ".fingerprint/rand-1a2b"] {
+            std::fs::create_dir_all(outer.join(sub)).unwrap();
+        }
+        let rlib = outer.join("deps/librand-1a2b.rlib");
+        std::fs::write(&rlib, b"rlib bytes").unwrap();
+        std::fs::write(outer.join(".fingerprint/rand-1a2b/lib-rand"), b"new").unwrap();
+        std::fs::create_dir_all(nested.join("deps")).unwrap();
+        std::fs::hard_link(&rlib, nested.join("deps/librand-1a2b.rlib")).unwrap();
+        link_or_copy(&rlib, &nested.join("deps/librand-1a2b.rlib"), true);
+        link_or_copy(&rlib, &nested.join("deps/librand-1a2b.rlib"), false);
+        assert_eq!(std::fs::read(&rlib).unwrap(), b"rlib bytes");
+        std::fs::create_dir_all(nested.join(".fingerprint/rand-1a2b")).unwrap();
+        std::fs::write(nested.join(".fingerprint/rand-1a2b/lib-rand"), b"cargo's").unwrap();
+        link_or_copy(
+            &outer.join(".fingerprint/rand-1a2b"),
+            &nested.join(".fingerprint/rand-1a2b"),
+            false,
+        );
+        assert_eq!(
+            std::fs::read(nested.join(".fingerprint/rand-1a2b/lib-rand")).unwrap(),
+            b"cargo's"
+        );
+        let left: Vec<_> = std::fs::read_dir(nested.join(".fingerprint/rand-1a2b"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["lib-rand"], "no copy left beside it");
+    }
+
+    /// A seeding copies the registry crates' entries and nothing of the
+    /// kit's own crates.
+    #[test]
+    fn a_seeding_takes_the_registry_crates_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let (outer, nested) = (dir.path().join("outer"), dir.path().join("nested"));
+        std::fs::create_dir_all(outer.join("deps")).unwrap();
+        for f in ["librand-1a2b.rlib", "rand-1a2b.d", "libsim-3c4d.rlib"] {
+            std::fs::write(outer.join("deps").join(f), f).unwrap();
+        }
+        let lock = "[[package]]\nname = \"rand\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n[[package]]\nname = \"sim\"\n";
+        seed(&outer, &nested, lock);
+        let mut got: Vec<_> = std::fs::read_dir(nested.join("deps"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        got.sort();
+        assert_eq!(got, ["librand-1a2b.rlib", "rand-1a2b.d"]);
+        assert_eq!(
+            std::fs::read_to_string(nested.join("deps/rand-1a2b.d")).unwrap(),
+            "rand-1a2b.d"
+        );
     }
 }
