@@ -247,18 +247,28 @@ fn harness_at(root: &Path, which: Harness, target: Option<&Path>) -> Result<Path
             touch(&file);
         }
     }
-    let mut built = cargo_build(root, which, None)?;
     // The target folder remembers which copy of the kit built it last. When
     // another copy did (several submissions graded with one
     // CARGO_TARGET_DIR), cargo may take this copy's older sources for fresh
-    // and reuse the other copy's code: touch the student's sources and
-    // build again.
+    // and reuse the other copy's code: the student's sources get the time
+    // of now before the build (one build per submission; touching them
+    // after a first build and building again cost curso two).
+    if !same_copy {
+        touch_sources(&root.join(which.which.crate_name()).join("src"));
+    }
+    let mut built = cargo_build(root, which, None)?;
     let Some(target) = built.parent().and_then(Path::parent).map(Path::to_path_buf) else {
         return Ok(built);
     };
+    let predicted = profile.parent().and_then(|p| std::fs::canonicalize(p).ok());
     if last_copy(&target).is_none_or(|last| last != ours) {
-        touch_sources(&root.join(which.which.crate_name()).join("src"));
-        built = cargo_build(root, which, None)?;
+        // Built somewhere else than `profile` said (a `target-dir` in
+        // cargo's configuration), where another copy built last: the same
+        // guard, after the fact.
+        if std::fs::canonicalize(&target).ok() != predicted {
+            touch_sources(&root.join(which.which.crate_name()).join("src"));
+            built = cargo_build(root, which, None)?;
+        }
         let _ = std::fs::write(marker(&target, which), &ours);
     }
     if let Some(dir) = built.parent() {
