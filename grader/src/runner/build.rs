@@ -253,20 +253,21 @@ fn harness_at(root: &Path, which: Harness, target: Option<&Path>) -> Result<Path
     // and reuse the other copy's code: the student's sources get the time
     // of now before the build (one build per submission; touching them
     // after a first build and building again cost curso two).
+    let student_sources = root.join(which.which.crate_name()).join("src");
     if !same_copy {
-        touch_sources(&root.join(which.which.crate_name()).join("src"));
+        touch_sources(&student_sources);
     }
     let mut built = cargo_build(root, which, None)?;
     let Some(target) = built.parent().and_then(Path::parent).map(Path::to_path_buf) else {
         return Ok(built);
     };
-    let predicted = profile.parent().and_then(|p| std::fs::canonicalize(p).ok());
     if last_copy(&target).is_none_or(|last| last != ours) {
         // Built somewhere else than `profile` said (a `target-dir` in
         // cargo's configuration), where another copy built last: the same
         // guard, after the fact.
+        let predicted = profile.parent().and_then(|p| std::fs::canonicalize(p).ok());
         if std::fs::canonicalize(&target).ok() != predicted {
-            touch_sources(&root.join(which.which.crate_name()).join("src"));
+            touch_sources(&student_sources);
             built = cargo_build(root, which, None)?;
         }
         let _ = std::fs::write(marker(&target, which), &ours);
