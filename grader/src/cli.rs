@@ -34,7 +34,7 @@ const INSTRUCTORS: &str = "Opciones para instructores";
 /// el estado de salida es 0 si todo lo que cuenta para los 100 pasa (el bonus
 /// aparte), 1 si algo falla y 2 si los argumentos o los fixtures son
 /// inválidos.
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Clone)]
 #[command(
     name = "grader",
     disable_help_flag = true,
@@ -58,6 +58,12 @@ pub struct Cli {
     /// (alias: --limite).
     #[arg(long, alias = "limite", value_name = "SEGUNDOS", default_value = "5", hide_default_value = true, allow_negative_numbers = true, value_parser = flags::parse_timeout, global = true, display_order = 1)]
     pub timeout: Duration,
+
+    /// Verifica todo de nuevo aunque nada haya cambiado: sin esta opción,
+    /// un informe sin cambios en tu código ni en las opciones repite los
+    /// veredictos del anterior sin volver a correr nada (alias: --no-cache).
+    #[arg(long = "de-nuevo", alias = "no-cache", display_order = 1)]
+    pub again: bool,
 
     /// Carpeta de fixtures (*.toml) a usar además de fixtures/; se puede
     /// repetir (alias: --carpeta-fixtures).
@@ -146,7 +152,7 @@ pub struct Cli {
 }
 
 /// Los comandos.
-#[derive(Subcommand, Debug)]
+#[derive(Subcommand, Debug, Clone)]
 pub enum Command {
     /// Vigila exercises/src: cada vez que guardas, vuelve a verificar y
     /// muestra tu progreso, el primer ejercicio que falta con lo que falla y

@@ -28,4 +28,5 @@ pub mod tables;
 pub mod toml_errors;
 pub mod variants;
 pub mod verdict;
+pub mod verdict_cache;
 pub mod view;

@@ -21,7 +21,7 @@ use crate::runner::process::HarnessProcess;
 use crate::runner::sandbox::Sandbox;
 use crate::variants::Plan;
 use crate::verdict::Exercise;
-use crate::{grading, output, paths, policy, submission};
+use crate::{grading, output, paths, policy, submission, verdict_cache};
 
 /// Grades the implementation `cli` chooses and writes the report
 /// (`--format`, `--output`). Exit 0 when every check passed, 1 otherwise
@@ -55,6 +55,11 @@ pub fn run(cli: &Cli) -> ExitCode {
             }
         }
     }
+    if graded.recalled {
+        eprintln!(
+            "grader: nada cambió desde el informe anterior (tu código, las opciones, los fixtures): es el mismo, sin volver a correr las verificaciones; --de-nuevo las corre otra vez"
+        );
+    }
     if cli.format == report::Format::Classroom50 {
         let dir = cli.output.as_ref().and_then(|p| p.parent()).map_or_else(
             || std::path::PathBuf::from("."),
@@ -85,8 +90,11 @@ pub struct Run {
     pub all_passed: bool,
     /// The harness that ran the checks, for more jobs with the same build
     /// (`vigilar` runs the lesson's fleet with it); `None` when the code did
-    /// not compile.
+    /// not compile, and when the verdicts were reused.
     pub harness: Option<HarnessProcess>,
+    /// Whether the verdicts are the last run's, reused because nothing
+    /// changed ([`Setup::grade_or_recall`]).
+    pub recalled: bool,
 }
 
 /// Why a run could not start: bad fixtures, rubric, variants or
@@ -101,12 +109,14 @@ impl Refusal {
     }
 }
 
-/// Loads what [`Setup::load`] loads and grades once: the report's run.
+/// Loads what [`Setup::load`] loads and grades once, or reuses the last
+/// run's verdicts when nothing changed ([`Setup::grade_or_recall`]): the
+/// report's run.
 ///
 /// # Errors
 /// As [`Setup::load`].
 pub fn grade(cli: &Cli) -> Result<Run, Refusal> {
-    Ok(Setup::load(cli)?.grade(cli))
+    Ok(Setup::load(cli)?.grade_or_recall(cli))
 }
 
 /// Everything a grading needs besides the code: the checks (the fixtures,
@@ -196,6 +206,39 @@ impl Setup {
         self.grade_built(cli, &review, built, started, workers)
     }
 
+    /// As [`Setup::grade`], reusing the verdicts of the last run when
+    /// nothing they depend on changed ([`verdict_cache`]): then nothing is
+    /// built or run. Verdicts that the machine cannot change are stored
+    /// for the next run. The report's run (`vigilar` grades after every
+    /// save and never reuses).
+    pub fn grade_or_recall(&self, cli: &Cli) -> Run {
+        let started = Instant::now();
+        let root = paths::repo_root();
+        let review = self.review(&root);
+        let key = verdict_cache::Key::of(cli, &root, self.which, &self.catalog, &review);
+        if let Some(graded) = key.and_then(|k| k.recall(cli, &root, self.which, &self.catalog)) {
+            let mut run = self.score(cli, graded, None, started);
+            run.recalled = true;
+            return run;
+        }
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let built = self.build(cli, &root, &review);
+        // A build that failed may be cargo's own trouble (no network, a full
+        // disk): graded again next time.
+        let compiled = !matches!(built, Some(Err(_)));
+        let (graded, harness) = self.graded(&review, built, workers);
+        // Stored only when the sources did not change while the checks ran
+        // (the key, computed again, is the same) and no signal cut them short.
+        if let Some(k) = key
+            && compiled
+            && !cleanup::stopping()
+            && verdict_cache::Key::of(cli, &root, self.which, &self.catalog, &review) == Some(k)
+        {
+            k.store(&root, self.which, &graded);
+        }
+        self.score(cli, graded, harness, started)
+    }
+
     /// Runs and scores the checks with the harness already built (`curso`
     /// builds one per submission, in the submission's copy of the kit, and
     /// reviews it first); `started` is when the run began; `workers` checks
@@ -210,6 +253,18 @@ impl Setup {
         started: Instant,
         workers: usize,
     ) -> Run {
+        let (graded, harness) = self.graded(review, built, workers);
+        self.score(cli, graded, harness, started)
+    }
+
+    /// The verdicts of every check, the refused exercises' included, and
+    /// the harness that ran them.
+    fn graded(
+        &self,
+        review: &policy::Review,
+        built: Option<Result<HarnessProcess, Cause>>,
+        workers: usize,
+    ) -> (grading::Graded, Option<HarnessProcess>) {
         let name = self.which.crate_name();
         let (mut graded, harness) = match built {
             Some(Ok(h)) => {
@@ -225,12 +280,25 @@ impl Setup {
             ),
         };
         grading::refuse(&mut graded, &review.refused);
+        (graded, harness)
+    }
+
+    /// `graded` scored with the rubric and the variant plan; `started` is
+    /// when the run began.
+    fn score(
+        &self,
+        cli: &Cli,
+        graded: grading::Graded,
+        harness: Option<HarnessProcess>,
+        started: Instant,
+    ) -> Run {
         let mut sheet = Sheet::new(&graded, &self.rubric, &self.plan, &repro_args(cli));
         sheet.elapsed_secs = execution_time(started);
         Run {
             all_passed: sheet.full_marks(),
             sheet,
             harness,
+            recalled: false,
         }
     }
 }

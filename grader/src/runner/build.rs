@@ -117,6 +117,23 @@ pub fn explorer(root: &Path, which: Implementation) -> Result<PathBuf, Cause> {
     )
 }
 
+/// The fingerprint of the inputs of the plain harness of `which` in the
+/// kit at `root`, as [`harness`] computes it before deciding whether to
+/// build (the verdict cache keys on it: [`crate::verdict_cache`]).
+pub fn inputs(root: &Path, which: Implementation) -> Fingerprint {
+    fingerprint_of(root, plain(which))
+}
+
+fn fingerprint_of(root: &Path, which: Harness) -> Fingerprint {
+    Fingerprint::compute(
+        root,
+        which.which,
+        &choices(which),
+        &|name| std::env::var_os(name),
+        Some(&profile_dir(root).join(format!("{}.d", which.binary()))),
+    )
+}
+
 fn plain(which: Implementation) -> Harness {
     Harness {
         which,
@@ -228,13 +245,7 @@ fn harness_at(root: &Path, which: Harness, target: Option<&Path>) -> Result<Path
     let same_copy = profile
         .parent()
         .is_some_and(|t| last_copy(t).is_some_and(|last| last == ours));
-    let now = Fingerprint::compute(
-        root,
-        which.which,
-        &choices(which),
-        &|name| std::env::var_os(name),
-        Some(&profile.join(format!("{}.d", which.binary()))),
-    );
+    let now = fingerprint_of(root, which);
     let last = Record::load(&fingerprint::record_path(&profile, root, which.binary()));
     if same_copy && let Some(last) = &last {
         if last.fingerprint == now {
@@ -314,8 +325,9 @@ fn marker(target: &Path, which: Harness) -> PathBuf {
 }
 
 /// Where cargo puts the harness: `CARGO_TARGET_DIR` (relative to `root`)
-/// or `root/target`, then the judge's profile folder.
-fn profile_dir(root: &Path) -> PathBuf {
+/// or `root/target`, then the judge's profile folder (where the build
+/// records and the verdict cache of the kit at `root` live).
+pub fn profile_dir(root: &Path) -> PathBuf {
     let target =
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |t| root.join(t));
     target.join(if cfg!(debug_assertions) {

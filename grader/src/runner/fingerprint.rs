@@ -187,7 +187,7 @@ fn listed_files(dep_info: &Path) -> Vec<PathBuf> {
 }
 
 /// Path, size, modification time and inode of `path`.
-fn stat_line(path: &Path) -> String {
+pub(crate) fn stat_line(path: &Path) -> String {
     match std::fs::metadata(path) {
         Ok(m) => format!(
             "{} {} {}.{} {} {}",

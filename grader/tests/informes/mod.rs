@@ -29,6 +29,12 @@ pub fn grader(args: &[&str]) -> Output {
 
 /// As [`grader`], with extra environment variables.
 pub fn grader_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    grader_with_env_without(args, env, &[])
+}
+
+/// As [`grader_with_env`], without the variables named in `remove` (`CI`:
+/// the verdict cache is off under CI).
+pub fn grader_with_env_without(args: &[&str], env: &[(&str, &str)], remove: &[&str]) -> Output {
     // Only the grader's own tests have the binary (the harness's tests use
     // the format checks alone).
     let Some(grader) = option_env!("CARGO_BIN_EXE_grader") else {
@@ -41,6 +47,9 @@ pub fn grader_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
         .env_remove("KIT_GRADER_CHECK")
         .env_remove("KIT_SEMILLA_SECRETA")
         .env_remove("CLICOLOR_FORCE");
+    for k in remove {
+        cmd.env_remove(k);
+    }
     for (k, v) in env {
         cmd.env(k, v);
     }
