@@ -158,7 +158,13 @@ fn launch_with(
         .file_name()
         .map_or_else(|| "harness".into(), |n| n.to_os_string());
     let program = owned.join(name);
-    if let Err(e) = std::fs::copy(&built, &program) {
+    // A hard link where the folder is on the same file system: cargo never
+    // writes a built binary in place (the linker writes a new file, cargo
+    // links it to the binary's name), so the link keeps what was built now
+    // as a copy would, without copying megabytes on every run.
+    if let Err(e) =
+        std::fs::hard_link(&built, &program).or_else(|_| std::fs::copy(&built, &program).map(drop))
+    {
         cleanup::remove_folder(&owned);
         return Err(Cause::Other(format!(
             "no se pudo copiar el harness compilado: {e}"
