@@ -109,28 +109,20 @@ pub fn run(h: &dyn Execute) -> Result<Race, Verdict> {
         },
         server,
     };
-    // The two explorations at once, each in a harness process of its own
-    // (one per thread): the same answers as one after the other, in half
-    // the time on two cores.
-    let explore = |server: Server| -> Result<_, Verdict> {
-        let answer = explorer
-            .execute(&[every(server)])
-            .into_iter()
+    let mut answers = explorer
+        .execute(&[
+            every(Server::CheckThenInsert),
+            every(Server::Implementation),
+        ])
+        .into_iter();
+    let mut next = || -> Result<_, Verdict> {
+        let answer = answers
             .next()
             .ok_or_else(|| runner::unexpected("faltan los horarios explorados"))?;
         schedules::explored_of(answer?)
     };
-    let (contrast, yours) = std::thread::scope(|scope| {
-        let contrast = scope.spawn(|| explore(Server::CheckThenInsert));
-        let yours = explore(Server::Implementation);
-        (
-            contrast
-                .join()
-                .unwrap_or_else(|_| Err(runner::unexpected("la exploración del contraste se cayó"))),
-            yours,
-        )
-    });
-    let (contrast, yours) = (contrast?, yours?);
+    let contrast = next()?;
+    let yours = next()?;
     let Some((twice, b)) = schedules::worst(&history, std::slice::from_ref(&contrast)) else {
         return Err(runner::unexpected(
             "el servidor sin atomicidad no cobró dos veces en ningún horario",
