@@ -26,7 +26,7 @@
 //!   `KIT_*` variable of the environment.
 //!
 //! Only the student's own text report uses it: never a machine-read format
-//! (Gradescope, Classroom 50, JUnit), never under `CI` (a workflow that
+//! (Gradescope, Classroom 50, JUnit), never under `CI` ([`in_ci`]: a workflow that
 //! keeps `target/` between runs, where code graded without the sandbox
 //! could have written the file); `--de-nuevo` grades again and stores what
 //! it graded. The key is computed before the build and again after
@@ -68,7 +68,7 @@ impl Key {
         catalog: &Catalog,
         review: &Review,
     ) -> Option<Key> {
-        if !applies(cli, std::env::var_os("CI").is_some()) {
+        if !applies(cli, in_ci(std::env::var("CI").ok().as_deref())) {
             return None;
         }
         let judge = std::env::current_exe().ok()?;
@@ -159,6 +159,13 @@ fn applies(cli: &Cli, ci: bool) -> bool {
     cli.format == Format::Text && !ci
 }
 
+/// Whether the `CI` variable (`value`, `None` when unset) says this runs in
+/// CI: set to anything but an empty text, `false` or `0` (GitHub Actions,
+/// Classroom 50's runner and `.ci/run` set `true`).
+fn in_ci(value: Option<&str>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
 /// Whether every verdict of `graded` is one the same program gives on any
 /// machine: no time-out, no process that died.
 fn reusable(graded: &Graded) -> bool {
@@ -196,6 +203,16 @@ mod tests {
         assert!(!applies(&cli(""), true));
         assert!(!applies(&cli("--format gradescope"), false));
         assert!(!applies(&cli("--formato classroom50"), false));
+    }
+
+    #[test]
+    fn ci_is_any_value_but_empty_false_or_0() {
+        assert!(in_ci(Some("true")));
+        assert!(in_ci(Some("1")));
+        assert!(!in_ci(None));
+        assert!(!in_ci(Some("")));
+        assert!(!in_ci(Some("false")));
+        assert!(!in_ci(Some("0")));
     }
 
     #[test]

@@ -250,16 +250,27 @@ fn an_edited_exercise_is_graded_again_even_with_its_old_time() {
     let solved = std::fs::read_to_string(repo().join("solutions/src/client.rs")).unwrap();
     let pending = "PENDIENTE: charge_order todavía es todo!()";
 
-    let o = run(&root, &calificar, &["--ejercicio", "cliente"], &[]);
+    // Outside CI, as a student runs it: a report with nothing changed
+    // reuses the last run's verdicts (grader/src/verdict_cache.rs), and a
+    // file whose contents changed, whatever its time, is graded again.
+    let student = [("CI", "")];
+    let reused = "nada cambió desde el informe anterior";
+    let o = run(&root, &calificar, &["--ejercicio", "cliente"], &student);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains(pending), "{}", text(&o.stdout));
-    // Nothing changed: the same report from the recorded harness.
-    let again = run(&root, &calificar, &["--ejercicio", "cliente"], &[]);
+    assert!(!text(&o.stderr).contains(reused), "{}", text(&o.stderr));
+    // Nothing changed: the same report, without building or running.
+    let again = run(&root, &calificar, &["--ejercicio", "cliente"], &student);
     assert_eq!(text(&again.stdout), text(&o.stdout));
+    assert!(
+        text(&again.stderr).contains(reused),
+        "{}",
+        text(&again.stderr)
+    );
 
     // The solved client, with the stub's old time: graded as solved.
     write_keeping_time(&client, &solved);
-    let o = run(&root, &calificar, &["--ejercicio", "cliente"], &[]);
+    let o = run(&root, &calificar, &["--ejercicio", "cliente"], &student);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -268,6 +279,7 @@ fn an_edited_exercise_is_graded_again_even_with_its_old_time() {
         text(&o.stderr)
     );
     assert!(!text(&o.stdout).contains(pending));
+    assert!(!text(&o.stderr).contains(reused), "{}", text(&o.stderr));
     assert!(
         text(&o.stdout).contains("Progreso: cliente"),
         "{}",
@@ -275,9 +287,10 @@ fn an_edited_exercise_is_graded_again_even_with_its_old_time() {
     );
 
     // Back to the stub, again with an old time: pending again, not the
-    // solved harness of the run before.
+    // solved harness (nor the solved verdicts) of the run before.
     write_keeping_time(&client, &stub);
-    let o = run(&root, &calificar, &["--ejercicio", "cliente"], &[]);
+    let o = run(&root, &calificar, &["--ejercicio", "cliente"], &student);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains(pending), "{}", text(&o.stdout));
+    assert!(!text(&o.stderr).contains(reused), "{}", text(&o.stderr));
 }
