@@ -276,7 +276,19 @@ pub(crate) fn diagnose(
         ids.sort_unstable();
         ids.dedup();
         let all_new = ids.len() == results.len();
-        if got.ledger.len() == calls.len() && want.ledger.len() < calls.len() && all_new {
+        // Said only when some key came back with the same order and amount:
+        // when every repeat changed its content, that change is what was
+        // observed ([`rows_mistake`] names it).
+        let same_request_again = calls.iter().enumerate().any(|(i, c)| {
+            calls[..i]
+                .iter()
+                .any(|p| p.key == c.key && (p.order_id, p.amount) == (c.order_id, c.amount))
+        });
+        if got.ledger.len() == calls.len()
+            && want.ledger.len() < calls.len()
+            && all_new
+            && same_request_again
+        {
             return Some((IGNORES_IDEMPOTENT.to_string(), REPLAY));
         }
     } else if got.ledger.len() < want.ledger.len() {

@@ -133,11 +133,7 @@ impl Family for Server {
         }
         Outcome::Disagrees {
             trace: trace(case.idempotent, &calls, &got, &want),
-            hint: late_replay(case.idempotent, &calls, &got, &want)
-                .or_else(|| diagnose(case.idempotent, &calls, &got, &want).map(|h| h.0))
-                .unwrap_or_else(|| {
-                "tu charge se aparta del de la lección en el paso marcado: sin idempotencia cada llamada cobra; con idempotencia, una key ya guardada es un replay del resultado guardado bajo ESA key, sin tocar el ledger, y una key nueva es un cobro de verdad.".to_string()
-            }),
+            hint: hint(case.idempotent, &calls, &got, &want),
         }
     }
 
@@ -205,14 +201,30 @@ impl Family for Server {
     }
 }
 
+/// What the model check says about a disagreement: a late replay charged
+/// again ([`late_replay`]), else the mistake the fixed checks name
+/// ([`diagnose`]), else the rule at the marked step.
+fn hint(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> String {
+    late_replay(idempotent, calls, got, want)
+        .or_else(|| diagnose(idempotent, calls, got, want).map(|h| h.0))
+        .unwrap_or_else(|| {
+            "tu charge se aparta del de la lección en el paso marcado: sin idempotencia cada llamada cobra; con idempotencia, una key ya guardada es un replay del resultado guardado bajo ESA key, sin tocar el ledger, y una key nueva es un cobro de verdad.".to_string()
+        })
+}
+
 /// The hint for a replay that the implementation charged again although the
-/// key was stored some calls (and keys) before: a store that forgets.
+/// key was stored some calls (and keys) before, with the same order and
+/// amount: a store that forgets. A repeat with another order or amount is
+/// [`diagnose`]'s (the content changed: that is what was observed).
 fn late_replay(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Option<String> {
     if !idempotent {
         return None;
     }
     let i = (0..calls.len()).find(|&i| got.answers.get(i) != want.answers.get(i))?;
     let first = calls[..i].iter().position(|c| c.key == calls[i].key)?;
+    if (calls[first].order_id, calls[first].amount) != (calls[i].order_id, calls[i].amount) {
+        return None;
+    }
     let wrote = |p: &Played| p.answers[i].rows - if i == 0 { 0 } else { p.answers[i - 1].rows };
     if wrote(want) != 0 || wrote(got) == 0 {
         return None;
@@ -286,6 +298,41 @@ mod tests {
             want.answers.last().unwrap().result.charge_id.to_string(),
             "ch_100009"
         );
+    }
+
+    fn call(key: u64, order: u64, cents: i64) -> Call {
+        Call {
+            key: IdempotencyKey(key),
+            order_id: OrderId(order),
+            amount: Money::from_cents(cents),
+        }
+    }
+
+    /// A key sent again with another amount and charged again (a store
+    /// keyed by (key, amount)): the hint names the content that changed and
+    /// the rule, not a store that forgets; the same content sent again and
+    /// charged again is the store that forgets.
+    #[test]
+    fn a_repeat_with_other_content_is_told_as_such_and_a_late_one_as_forgotten() {
+        let charges_every_call = |calls: &[Call]| play(&mut SpyServer::new(false), calls);
+        let calls = [call(7, 1, 100), call(7, 1, 200)];
+        let (got, want) = (
+            charges_every_call(&calls),
+            play(&mut SpyServer::new(true), &calls),
+        );
+        let h = hint(true, &calls, &got, &want);
+        assert!(h.contains("otro contenido"), "{h}");
+        assert!(h.contains("solo por la key"), "{h}");
+        assert!(!h.contains("olvida"), "{h}");
+
+        let calls = [call(7, 1, 100), call(8, 2, 100), call(7, 1, 100)];
+        let (got, want) = (
+            charges_every_call(&calls),
+            play(&mut SpyServer::new(true), &calls),
+        );
+        let h = hint(true, &calls, &got, &want);
+        assert!(h.contains("repite la key del paso 1"), "{h}");
+        assert!(h.contains("olvida"), "{h}");
     }
 
     /// Answers every job as lesson 2's server, except the fixed large
