@@ -85,7 +85,13 @@ def main():
             os.remove(archivo)
     faltan = [v for v in IDENTIDAD if not os.environ.get(v)]
     if faltan:
-        print("autograder.py: faltan variables del runner de Classroom 50: " + ", ".join(faltan), file=sys.stderr)
+        # El grader las rechazaría (estado 2) después de compilar: se dice
+        # ya, con sus nombres, en el result.json que ve el estudiante.
+        motivo = ("Faltan variables del runner de Classroom 50: %s. No se calificó; puntaje 0. "
+                  "Avisa a tu instructor (la tarea debe correr con el runner de Classroom 50)." % ", ".join(faltan))
+        print("autograder.py: " + motivo, file=sys.stderr)
+        sin_calificar(motivo)
+        return 0
     orden = ["cargo", "run", "-q", "-p", "grader", "--", "--format", "classroom50", "--output", RESULTADO]
     try:
         corrida = subprocess.run(orden, timeout=LIMITE_SEGUNDOS, stdin=subprocess.DEVNULL)

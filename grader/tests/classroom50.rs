@@ -251,6 +251,11 @@ fn the_declarative_tests_give_each_exercise_its_rubric_points() {
 /// `autograder.py` in `dir` with only `PATH`, `HOME` and the runner's
 /// variables (plus where Rust is installed).
 fn autograder_py(dir: &Path, path: &str) -> std::process::Output {
+    autograder_py_without(dir, path, "")
+}
+
+/// As [`autograder_py`], without the runner's variable `missing`.
+fn autograder_py_without(dir: &Path, path: &str, missing: &str) -> std::process::Output {
     let mut cmd = Command::new("python3");
     cmd.arg(anidado::repo().join("autograder/classroom50/autograder.py"))
         .current_dir(dir)
@@ -263,7 +268,9 @@ fn autograder_py(dir: &Path, path: &str) -> std::process::Output {
         }
     }
     for (k, v) in RUNNER_ENV {
-        cmd.env(k, v);
+        if k != missing {
+            cmd.env(k, v);
+        }
     }
     cmd.output().unwrap()
 }
@@ -286,6 +293,30 @@ fn autograder_py_always_leaves_a_valid_result_and_exits_0() {
         r["tests"][0]["output"].as_str().unwrap().contains("cargo"),
         "{r}"
     );
+}
+
+#[test]
+fn autograder_py_names_a_missing_runner_variable_in_the_result_without_grading() {
+    if !anidado::repo().join("autograder/classroom50").is_dir() {
+        return;
+    }
+    // cargo on the PATH: the grader could run, and must not.
+    let dir = tempfile::tempdir().unwrap();
+    let path = std::env::var("PATH").unwrap();
+    let o = autograder_py_without(dir.path(), &path, "REVIEW_URL");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap())
+            .unwrap();
+    validate(&r);
+    assert_eq!(r["score"], 0);
+    let output = r["tests"][0]["output"].as_str().unwrap();
+    assert!(output.contains("REVIEW_URL"), "{output}");
+    assert!(stderr(&o).contains("REVIEW_URL"), "{}", stderr(&o));
+    // No grader ran: autograder.py reports the grader's exit status when
+    // one did.
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains("el grader terminó"), "{out}");
 }
 
 #[test]
