@@ -8,10 +8,16 @@
 //! the same fingerprint the harness is the same program, so its verdicts
 //! are the same too, except those that depend on the machine's load or
 //! memory: a time-out and a process that died ([`Verdict::TimedOut`],
-//! [`Verdict::Crashed`]). A run with neither stores its verdicts beside the
-//! fingerprint (`target/PERFIL/kit-veredictos-BINARIO-…`, one per copy of
-//! the kit); the next run whose key is the same shows them without building
-//! or starting anything.
+//! [`Verdict::Crashed`]), and any verdict of a run in which some job timed
+//! out or died on the way (a shrink step that timed out changes the
+//! counterexample: [`crate::runner::process::HarnessProcess::machine_dependent`]).
+//! A run with none of them stores its verdicts beside the fingerprint
+//! (`target/PERFIL/kit-veredictos-BINARIO-…`, one per copy of the kit); the
+//! next run whose key is the same shows them without building or starting
+//! anything, and says so. Code whose answers change from run to run with
+//! the same input (a `HashMap`'s order with its random hasher) keeps the
+//! verdicts of the run that stored them until it changes or `--de-nuevo`
+//! runs it again: the line on stderr says so.
 //!
 //! The key hashes everything a verdict can depend on:
 //! - the fingerprint of the harness's inputs, computed as the build computes

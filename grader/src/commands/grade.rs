@@ -57,7 +57,7 @@ pub fn run(cli: &Cli) -> ExitCode {
     }
     if graded.recalled {
         eprintln!(
-            "grader: nada cambió desde el informe anterior (tu código, las opciones, los fixtures): es el mismo, sin volver a correr las verificaciones; --de-nuevo las corre otra vez"
+            "grader: nada cambió desde el informe anterior (tu código, las opciones, los fixtures): estos son sus veredictos, sin volver a correr las verificaciones; --de-nuevo las corre otra vez (si tu código no responde siempre lo mismo, por ejemplo según el orden de un HashMap, el resultado puede cambiar)"
         );
     }
     if cli.format == report::Format::Classroom50 {
@@ -228,10 +228,15 @@ impl Setup {
         let compiled = !matches!(built, Some(Err(_)));
         let (graded, harness) = self.graded(&review, built, workers);
         // Stored only when the sources did not change while the checks ran
-        // (the key, computed again, is the same) and no signal cut them short.
+        // (the key, computed again, is the same), no signal cut them short,
+        // and no job timed out or died on the way (a shrink step that timed
+        // out changes the counterexample without being a time-out itself).
         if let Some(k) = key
             && compiled
             && !cleanup::stopping()
+            && !harness
+                .as_ref()
+                .is_some_and(HarnessProcess::machine_dependent)
             && verdict_cache::Key::of(cli, &root, self.which, &self.catalog, &review) == Some(k)
         {
             k.store(&root, self.which, &graded);

@@ -50,6 +50,12 @@ impl Lazy {
         }
     }
 
+    /// Whether the explorer's harness, if built, had a job time out or its
+    /// process die ([`HarnessProcess::machine_dependent`]).
+    pub fn machine_dependent(&self) -> bool {
+        matches!(self.built.get(), Some(Ok(h)) if h.machine_dependent())
+    }
+
     /// Ends the explorer's run if it was built ([`HarnessProcess::finish`]).
     pub fn finish(&self) {
         if let Some(Ok(h)) = self.built.get() {

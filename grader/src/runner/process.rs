@@ -21,6 +21,7 @@ use std::io::{BufRead, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 
@@ -135,6 +136,11 @@ pub struct Pool {
     /// One process per list of jobs, never shared (for comparisons).
     unshared: bool,
     idle: Mutex<Vec<(std::thread::ThreadId, Session)>>,
+    /// Whether some job of this run timed out or its process died: what
+    /// such a job answered depends on the machine (its load, its memory),
+    /// and so may a verdict built on it, even one that is not itself a
+    /// time-out (a shrink step that timed out counts as "not this failure").
+    machine_dependent: AtomicBool,
 }
 
 impl Pool {
@@ -143,7 +149,7 @@ impl Pool {
     pub fn unshared() -> Pool {
         Pool {
             unshared: true,
-            idle: Mutex::new(Vec::new()),
+            ..Pool::default()
         }
     }
 
@@ -219,6 +225,40 @@ enum Served {
 
 impl Execute for HarnessProcess {
     fn execute(&self, jobs: &[Job]) -> Vec<Result<Observation, Verdict>> {
+        let results = self.run_jobs(jobs);
+        if results
+            .iter()
+            .any(|r| matches!(r, Err(Verdict::TimedOut { .. } | Verdict::Crashed { .. })))
+        {
+            self.pool.machine_dependent.store(true, Ordering::SeqCst);
+        }
+        results
+    }
+
+    fn explorer(&self) -> Result<&dyn Execute, Verdict> {
+        match &self.explorer {
+            Some(lazy) => lazy.get(),
+            None => Err(Verdict::Crashed {
+                what: "este harness no tiene el explorador de horarios".to_string(),
+            }),
+        }
+    }
+}
+
+impl HarnessProcess {
+    /// Whether some job of this run (the explorer's harness included) timed
+    /// out or its process died: its verdicts may depend on the machine
+    /// (the verdict cache stores none of them).
+    pub fn machine_dependent(&self) -> bool {
+        self.pool.machine_dependent.load(Ordering::SeqCst)
+            || self
+                .explorer
+                .as_ref()
+                .is_some_and(super::explorer::Lazy::machine_dependent)
+    }
+
+    /// [`Execute::execute`]: the jobs in a shared process, or alone.
+    fn run_jobs(&self, jobs: &[Job]) -> Vec<Result<Observation, Verdict>> {
         if jobs.is_empty() {
             return Vec::new();
         }
@@ -267,17 +307,6 @@ impl Execute for HarnessProcess {
         }
     }
 
-    fn explorer(&self) -> Result<&dyn Execute, Verdict> {
-        match &self.explorer {
-            Some(lazy) => lazy.get(),
-            None => Err(Verdict::Crashed {
-                what: "este harness no tiene el explorador de horarios".to_string(),
-            }),
-        }
-    }
-}
-
-impl HarnessProcess {
     /// Runs `jobs` in a harness process of their own, ended when they are
     /// answered (or after the first that is not).
     fn alone(&self, jobs: &[Job]) -> Vec<Result<Observation, Verdict>> {
