@@ -614,6 +614,33 @@ fn side_folder(kit: &str) -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+/// A run in which a job timed out or its process died says so
+/// ([`HarnessProcess::machine_dependent`]: the verdict cache stores none of
+/// its verdicts); one whose jobs answered, a panic included, does not.
+fn machine_dependence_is_noted() -> Result<String, String> {
+    let mut seen = Vec::new();
+    for (kit, limit, job, expected) in [
+        ("LoopingReconcile", TIMEOUT, reconcile_job(2), true),
+        ("AbortingReconcile", GENEROUS, reconcile_job(2), true),
+        ("PanicServer", GENEROUS, charges_job(2), false),
+        ("AbortingReconcile", GENEROUS, reconcile_job(1), false),
+    ] {
+        let dir = side_folder(kit)?;
+        let exec = executor(kit, limit, &dir, Pool::default())?;
+        let answer = exec.execute(std::slice::from_ref(&job));
+        let noted = exec.machine_dependent();
+        exec.finish();
+        let _ = std::fs::remove_dir_all(&dir);
+        if noted != expected {
+            return Err(format!(
+                "{kit}: machine_dependent() = {noted}, se esperaba {expected} ({answer:?})"
+            ));
+        }
+        seen.push(format!("{kit}: {noted}"));
+    }
+    Ok(seen.join(", "))
+}
+
 /// The lines of exercise `e`'s section of a plain-text report.
 fn section(report: &str, e: Exercise) -> String {
     let start = format!("Ejercicio {} ·", e.number());
@@ -979,6 +1006,10 @@ fn main() {
             lists_as_alone(kit, limit, &jobs, (1, 1), kind, says),
         ));
     }
+    results.push((
+        "una corrida con un trabajo que se pasó de tiempo o murió lo anota".to_string(),
+        machine_dependence_is_noted(),
+    ));
     // A passing case's summary quotes the verdicts it expected ("el proceso
     // murió: abortó …"): shown only when asked for, as libtest shows a
     // passing test's output only with --nocapture.
