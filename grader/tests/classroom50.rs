@@ -275,6 +275,17 @@ fn autograder_py_without(dir: &Path, path: &str, missing: &str) -> std::process:
     cmd.output().unwrap()
 }
 
+/// The result.json that `autograder.py` (exit status in `o`) left in
+/// `dir`: valid, with score 0.
+fn zero_score_result(dir: &Path, o: &std::process::Output) -> Value {
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
+    validate(&r);
+    assert_eq!(r["score"], 0);
+    r
+}
+
 #[test]
 fn autograder_py_always_leaves_a_valid_result_and_exits_0() {
     if !anidado::repo().join("autograder/classroom50").is_dir() {
@@ -283,12 +294,7 @@ fn autograder_py_always_leaves_a_valid_result_and_exits_0() {
     // Without cargo on the PATH the grader cannot run: a 0-score result.
     let dir = tempfile::tempdir().unwrap();
     let o = autograder_py(dir.path(), "/usr/bin:/bin");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap())
-            .unwrap();
-    validate(&r);
-    assert_eq!(r["score"], 0);
+    let r = zero_score_result(dir.path(), &o);
     assert!(
         r["tests"][0]["output"].as_str().unwrap().contains("cargo"),
         "{r}"
@@ -304,12 +310,7 @@ fn autograder_py_names_a_missing_runner_variable_in_the_result_without_grading()
     let dir = tempfile::tempdir().unwrap();
     let path = std::env::var("PATH").unwrap();
     let o = autograder_py_without(dir.path(), &path, "REVIEW_URL");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap())
-            .unwrap();
-    validate(&r);
-    assert_eq!(r["score"], 0);
+    let r = zero_score_result(dir.path(), &o);
     let output = r["tests"][0]["output"].as_str().unwrap();
     assert!(output.contains("REVIEW_URL"), "{output}");
     assert!(stderr(&o).contains("REVIEW_URL"), "{}", stderr(&o));
