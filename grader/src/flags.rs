@@ -71,6 +71,10 @@ pub fn clap_message(e: &clap::Error, commands: &[String]) -> String {
                 );
             }
             let mut m = format!("{flag} no acepta «{value}»");
+            let suggested = ctx(ContextKind::SuggestedValue);
+            if !suggested.is_empty() {
+                m.push_str(&format!(" (¿quisiste decir {suggested}?)"));
+            }
             if !allowed.is_empty() {
                 m.push_str(&format!("; se permiten: {allowed}"));
             }

@@ -181,6 +181,13 @@ fn one_exercise_at_a_time_and_unknown_names_list_the_valid_ones() {
         stderr(&bad).trim_end(),
         "grader: --ejercicio no acepta «pago»; se permiten: cobro, cliente, reconciliacion, atomico. Usa --help para ver las opciones."
     );
+    // A near miss gets clap's suggestion, as a mistyped command does.
+    let near = grader(&["--ejercicio", "cobr"]);
+    assert_eq!(near.status.code(), Some(2));
+    assert_eq!(
+        stderr(&near).trim_end(),
+        "grader: --ejercicio no acepta «cobr» (¿quisiste decir cobro?); se permiten: cobro, cliente, reconciliacion, atomico. Usa --help para ver las opciones."
+    );
 }
 
 /// The grader with colours forced on (as on a terminal), `NO_COLOR` unset.
