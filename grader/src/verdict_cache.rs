@@ -49,6 +49,7 @@ use crate::grading::Graded;
 use crate::policy::Review;
 use crate::report::Format;
 use crate::runner::build::{self, Implementation};
+use crate::runner::fingerprint;
 use crate::verdict::Verdict;
 
 /// What one graded run is keyed by ([`Key::of`]).
@@ -81,7 +82,7 @@ impl Key {
         let mut h = std::hash::DefaultHasher::new();
         "kit-veredictos 1".hash(&mut h);
         build::inputs(root, which).inputs.hash(&mut h);
-        crate::runner::fingerprint::stat_line(&judge).hash(&mut h);
+        fingerprint::stat_line(&judge).hash(&mut h);
         // `--de-nuevo` stores under the key of the same run without it.
         let options = Cli {
             again: false,
@@ -146,11 +147,7 @@ impl Key {
         let Ok(text) = serde_json::to_string(&stored) else {
             return;
         };
-        let path = path(root, which);
-        let tmp = path.with_extension(format!("nuevo-{}", std::process::id()));
-        if std::fs::write(&tmp, text).is_ok() {
-            let _ = std::fs::rename(&tmp, &path);
-        }
+        fingerprint::write_whole(&path(root, which), &text);
     }
 
     fn hex(self) -> String {
@@ -184,11 +181,12 @@ fn reusable(graded: &Graded) -> bool {
 /// Where the verdicts of `which` in the kit at `root` are kept: beside the
 /// harness's fingerprint record, one file per copy of the kit.
 fn path(root: &Path, which: Implementation) -> PathBuf {
-    build::profile_dir(root).join(format!("kit-veredictos-{}-{:016x}", which.binary(), {
-        let mut h = std::hash::DefaultHasher::new();
-        root.hash(&mut h);
-        h.finish()
-    }))
+    fingerprint::per_copy(
+        &build::profile_dir(root),
+        "kit-veredictos",
+        root,
+        which.binary(),
+    )
 }
 
 #[cfg(test)]

@@ -278,16 +278,18 @@ pub(crate) fn diagnose(
         let all_new = ids.len() == results.len();
         // Said only when some key came back with the same order and amount:
         // when every repeat changed its content, that change is what was
-        // observed ([`rows_mistake`] names it).
-        let same_request_again = calls.iter().enumerate().any(|(i, c)| {
-            calls[..i]
+        // observed ([`rows_mistake`] names it). One pass with a set: the
+        // model's large case has 100,009 calls.
+        let same_request_again = || {
+            let mut seen = std::collections::HashSet::new();
+            calls
                 .iter()
-                .any(|p| p.key == c.key && (p.order_id, p.amount) == (c.order_id, c.amount))
-        });
+                .any(|c| !seen.insert((c.key, c.order_id, c.amount)))
+        };
         if got.ledger.len() == calls.len()
             && want.ledger.len() < calls.len()
             && all_new
-            && same_request_again
+            && same_request_again()
         {
             return Some((IGNORES_IDEMPOTENT.to_string(), REPLAY));
         }

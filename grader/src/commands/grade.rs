@@ -198,12 +198,7 @@ impl Setup {
     /// harness without the refused exercises ([`Setup::build`]), runs every
     /// other check and scores the verdicts ([`Setup::grade_built`]).
     pub fn grade(&self, cli: &Cli) -> Run {
-        let started = Instant::now();
-        let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let root = paths::repo_root();
-        let review = self.review(&root);
-        let built = self.build(cli, &root, &review);
-        self.grade_built(cli, &review, built, started, workers)
+        self.grade_reusing(cli, false)
     }
 
     /// As [`Setup::grade`], reusing the verdicts of the last run when
@@ -212,10 +207,16 @@ impl Setup {
     /// for the next run. The report's run (`vigilar` grades after every
     /// save and never reuses).
     pub fn grade_or_recall(&self, cli: &Cli) -> Run {
+        self.grade_reusing(cli, true)
+    }
+
+    /// [`Setup::grade`], with the verdict cache when `reuse`.
+    fn grade_reusing(&self, cli: &Cli, reuse: bool) -> Run {
         let started = Instant::now();
         let root = paths::repo_root();
         let review = self.review(&root);
-        let key = verdict_cache::Key::of(cli, &root, self.which, &self.catalog, &review);
+        let key_now = || verdict_cache::Key::of(cli, &root, self.which, &self.catalog, &review);
+        let key = if reuse { key_now() } else { None };
         if let Some(graded) = key.and_then(|k| k.recall(cli, &root, self.which, &self.catalog)) {
             let mut run = self.score(cli, graded, None, started);
             run.recalled = true;
@@ -237,7 +238,7 @@ impl Setup {
             && !harness
                 .as_ref()
                 .is_some_and(HarnessProcess::machine_dependent)
-            && verdict_cache::Key::of(cli, &root, self.which, &self.catalog, &review) == Some(k)
+            && key_now() == Some(k)
         {
             k.store(&root, self.which, &graded);
         }

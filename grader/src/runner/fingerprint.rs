@@ -265,7 +265,24 @@ fn find_in_path(name: &str, path: Option<OsString>) -> Option<PathBuf> {
 /// Where this copy's record of its last build of `binary` lives: in the
 /// target folder's `PROFILE` folder, `kit-huella-BINARY-ROOTHASH`.
 pub fn record_path(profile_dir: &Path, root: &Path, binary: &str) -> PathBuf {
-    profile_dir.join(format!("kit-huella-{binary}-{:016x}", hash_of(root)))
+    per_copy(profile_dir, "kit-huella", root, binary)
+}
+
+/// A file of the copy of the kit at `root` about `binary`, in the target
+/// folder's `PROFILE` folder: `PREFIX-BINARY-ROOTHASH` (two copies sharing
+/// one target folder keep their own).
+pub fn per_copy(profile_dir: &Path, prefix: &str, root: &Path, binary: &str) -> PathBuf {
+    profile_dir.join(format!("{prefix}-{binary}-{:016x}", hash_of(root)))
+}
+
+/// Writes `text` to `path` whole or not at all (best effort): through a
+/// file of this process beside it, renamed into place, so a reader never
+/// sees half of it and two writers never mix.
+pub fn write_whole(path: &Path, text: &str) {
+    let tmp = path.with_extension(format!("nuevo-{}", std::process::id()));
+    if std::fs::write(&tmp, text).is_ok() {
+        let _ = std::fs::rename(&tmp, path);
+    }
 }
 
 /// A build's record: its fingerprint and the executable it produced, with
@@ -288,10 +305,7 @@ impl Record {
             stat_line(&self.executable),
             self.fingerprint.lines()
         );
-        let tmp = path.with_extension("nuevo");
-        if std::fs::write(&tmp, text).is_ok() {
-            let _ = std::fs::rename(&tmp, path);
-        }
+        write_whole(path, &text);
     }
 
     /// The record at `path`, if it is readable and its executable is still
