@@ -48,7 +48,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$raiz/target}"
 # El juez y el harness de los stubs, con las mismas opciones con que el juez
 # lo compila: cada entrega solo recompila exercises/ y el harness.
 cargo build -p grader
-cargo build -p harness -p grader --bin harness --bin grader --no-default-features --features harness/exercises
+cargo build -p harness -p grader --bin harness --no-default-features --features harness/exercises
 # El segundo harness (el explorador de horarios del ejercicio 4), también con
 # las opciones del juez: la entrega que lo necesita no paga shuttle.
 cargo build -p harness --bin harness-explorador --no-default-features --features harness/exercises,harness/explorar

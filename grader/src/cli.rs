@@ -10,17 +10,18 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 use crate::before_after::fleet::FleetArgs;
 use crate::before_after::sweep::SweepRange;
-use crate::flags;
+use crate::usage;
+use judge::values;
 
 use crate::report::Format;
 
-/// `--ejercicio`'s help line, naming every exercise of [`crate::catalog`]:
+/// `--ejercicio`'s help line, naming every exercise of [`judge::catalog`]:
 /// `Califica solo un ejercicio: cobro, cliente o reconciliacion; se puede
 /// repetir (alias: --exercise).`
 fn exercise_help() -> String {
     format!(
         "Califica solo un ejercicio: {}; se puede repetir (alias: --exercise).",
-        crate::catalog::listed(&crate::catalog::ids(), "o")
+        judge::catalog::listed(&judge::catalog::ids(), "o")
     )
 }
 
@@ -49,14 +50,14 @@ const INSTRUCTORS: &str = "Opciones para instructores";
 pub struct Cli {
     /// Verifica la solución de referencia (solutions/) en vez de tu código
     /// (alias: --soluciones).
-    // Hidden from --help: students have no reference (the README's
-    // instructor part documents it).
+    // Hidden from --help: students have no reference (the book's
+    // instructor part documents it: docs/src/instructores/referencia.md).
     #[arg(long, alias = "soluciones", global = true, hide = true)]
     pub solutions: bool,
 
     /// Límite de tiempo de cada verificación, en segundos; por omisión 5
     /// (alias: --limite).
-    #[arg(long, alias = "limite", value_name = "SEGUNDOS", default_value = "5", hide_default_value = true, allow_negative_numbers = true, value_parser = flags::parse_timeout, global = true, display_order = 1)]
+    #[arg(long, alias = "limite", value_name = "SEGUNDOS", default_value = "5", hide_default_value = true, allow_negative_numbers = true, value_parser = values::parse_timeout, global = true, display_order = 1)]
     pub timeout: Duration,
 
     /// Verifica todo de nuevo aunque nada haya cambiado: sin esta opción,
@@ -99,7 +100,7 @@ pub struct Cli {
 
     /// Califica solo un ejercicio (uno de los ids del catálogo); se puede
     /// repetir (alias: --exercise).
-    #[arg(long = "ejercicio", alias = "exercise", value_name = "NOMBRE", value_parser = clap::builder::PossibleValuesParser::new(crate::catalog::ids()), help = exercise_help(), hide_possible_values = true, display_order = 0)]
+    #[arg(long = "ejercicio", alias = "exercise", value_name = "NOMBRE", value_parser = clap::builder::PossibleValuesParser::new(judge::catalog::ids()), help = exercise_help(), hide_possible_values = true, display_order = 0)]
     pub exercises: Vec<String>,
 
     /// Rúbrica (TOML) con los puntos y la visibilidad de cada verificación;
@@ -112,13 +113,13 @@ pub struct Cli {
     /// Agrega N variantes ocultas (flotas generadas) por ejercicio, de 1 a
     /// 50; la semilla sale de --semilla, de --archivo-semilla o de la
     /// variable KIT_SEMILLA_SECRETA (alias: --variants).
-    #[arg(long = "variantes", alias = "variants", value_name = "N", value_parser = crate::variants::parse_count, global = true, help_heading = INSTRUCTORS)]
+    #[arg(long = "variantes", alias = "variants", value_name = "N", value_parser = judge::variants::parse_count, global = true, help_heading = INSTRUCTORS)]
     pub variants: Option<u32>,
 
     /// Semilla de las variantes ocultas, un entero (alias: --seed).
     // Not global: `comparar`, `barrido` and `ver` have a `--semilla` of
     // their own (the fleet's); `curso` has its own, merged here by `parse`.
-    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = crate::variants::parse_seed, help_heading = INSTRUCTORS)]
+    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = judge::variants::parse_seed, help_heading = INSTRUCTORS)]
     pub seed: Option<u64>,
 
     /// Lee la semilla de las variantes ocultas del archivo RUTA (un entero) y
@@ -139,7 +140,7 @@ pub struct Cli {
 
     /// Califica también la variante de esta semilla (la que da el informe
     /// para reproducir un fallo); se puede repetir (alias: --variant).
-    #[arg(long = "variante", alias = "variant", value_name = "SEMILLA", value_parser = crate::variants::parse_variant_seed, help_heading = INSTRUCTORS)]
+    #[arg(long = "variante", alias = "variant", value_name = "SEMILLA", value_parser = judge::variants::parse_variant_seed, help_heading = INSTRUCTORS)]
     pub variant: Vec<u32>,
 
     /// Muestra esta ayuda (alias: --ayuda).
@@ -201,7 +202,14 @@ pub enum Command {
     /// `gh teacher download`) desde la plantilla del estudiante; escribe el
     /// libro de notas y lo que la clase no entendió (alias: class).
     #[command(alias = "class")]
-    Curso(Box<crate::commands::curso::CursoArgs>),
+    Curso(Box<CursoArgs>),
+    /// El «después» del proyecto final medido en tu servicio de pagos real
+    /// (HTTP, cualquier lenguaje): la flota de la lección sin key y con una
+    /// key por operación, y las verificaciones del contrato de
+    /// idempotencia (reintentos concurrentes, dos instancias, reinicio);
+    /// con `--features servicio` (alias: service).
+    #[command(alias = "service")]
+    Servicio(Box<ServicioArgs>),
     /// Pone los archivos de ejercicio de ENTREGA sobre el kit KIT (lo usa
     /// autograder/gradescope/run_autograder); estado 3 si no trae ninguno.
     #[command(hide = true, alias = "overlay")]
@@ -217,15 +225,15 @@ pub enum Command {
 ///
 /// # Errors
 /// The exit status to end with after a usage error or `--help`
-/// ([`flags::clap_error`] has printed it).
+/// ([`usage::clap_error`] has printed it).
 ///
 /// With `--archivo-semilla RUTA`, the seed is read from RUTA and RUTA is
 /// deleted here, before anything else runs; a file that cannot be read,
 /// holds no integer or cannot be deleted is one Spanish line and status 2.
 pub fn parse() -> Result<Cli, ExitCode> {
-    let cli = Cli::try_parse().map_err(|e| flags::clap_error(&e, &commands()))?;
+    let cli = Cli::try_parse().map_err(|e| usage::clap_error(&e, &commands()))?;
     let mut cli = merge_curso_seed(cli)?;
-    if std::env::var_os(crate::variants::SECRET_SEED_ENV).is_some() {
+    if std::env::var_os(judge::variants::SECRET_SEED_ENV).is_some() {
         return Err(without_secret_env(&cli));
     }
     if let Some(path) = &cli.seed_file {
@@ -242,7 +250,7 @@ pub fn parse() -> Result<Cli, ExitCode> {
             );
             return Err(ExitCode::from(2));
         }
-        match flags::take_seed_file(path) {
+        match values::take_seed_file(path) {
             Ok(seed) => cli.seed_from_file = Some(seed),
             Err(message) => {
                 eprintln!("grader: {message}");
@@ -290,7 +298,7 @@ pub fn commands() -> Vec<String> {
 /// process reads and deletes at once (`--archivo-semilla`). Gives the new
 /// process's exit status.
 fn without_secret_env(cli: &Cli) -> ExitCode {
-    let var = crate::variants::SECRET_SEED_ENV;
+    let var = judge::variants::SECRET_SEED_ENV;
     let seed = std::env::var(var).unwrap_or_default();
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let uses_it = cli.variants.is_some() && cli.seed.is_none() && cli.seed_file.is_none();
@@ -303,11 +311,12 @@ fn without_secret_env(cli: &Cli) -> ExitCode {
     ));
     if uses_it {
         use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let written = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        // Elsewhere the user's own temporary folder keeps it theirs.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let written = options
             .open(&private)
             .and_then(|mut f| f.write_all(seed.as_bytes()));
         if let Err(e) = written {
@@ -400,7 +409,7 @@ pub struct VerArgs {
     pub escenario: Option<String>,
 
     /// Escribe la página en ARCHIVO (un solo archivo HTML, sin red).
-    #[arg(long, value_name = "ARCHIVO", required = true, value_parser = crate::commands::ver::parse_page_path)]
+    #[arg(long, value_name = "ARCHIVO", required = true, value_parser = parse_page_path)]
     pub html: PathBuf,
 
     #[command(flatten)]
@@ -499,5 +508,160 @@ mod tests {
     #[test]
     fn every_command_builds() {
         <Cli as clap::CommandFactory>::command().debug_assert();
+    }
+}
+
+/// `curso`'s arguments.
+#[derive(Args, Debug, Clone)]
+#[command(
+    help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
+    override_usage = "cargo run -p grader --features curso -- curso ENTREGAS --salida SALIDA [OPCIONES]\n       cargo run -p grader --features curso -- curso --unir CARPETA... --salida SALIDA",
+    next_help_heading = "Opciones"
+)]
+pub struct CursoArgs {
+    /// La carpeta de las entregas: una carpeta o un .zip por estudiante (un
+    /// repositorio, una carpeta exercises/ o archivos sueltos), la
+    /// exportación de Gradescope (submission_ID/ y submission_metadata.yml)
+    /// o los clones de `gh teacher download`.
+    #[arg(
+        value_name = "ENTREGAS",
+        help_heading = "Argumentos",
+        required_unless_present = "unir"
+    )]
+    pub entregas: Option<PathBuf>,
+
+    /// Dónde escribir libro.csv, clase.md, clase.html y entregas/NOMBRE/
+    /// (results.json, informe.txt, registro.json) (alias: --output).
+    #[arg(
+        long = "salida",
+        alias = "output",
+        value_name = "SALIDA",
+        required = true
+    )]
+    pub salida: PathBuf,
+
+    /// Cuántas entregas calificar a la vez; por omisión, los núcleos (alias:
+    /// --jobs).
+    #[arg(long = "trabajos", alias = "jobs", short = 'j', value_name = "J", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub trabajos: Option<u16>,
+
+    /// Califica solo la parte i de n (las entregas, ordenadas por nombre,
+    /// repartidas de a una: la 1.ª a la parte 1, la 2.ª a la 2, …) (alias:
+    /// --partition).
+    #[arg(long = "particion", alias = "partition", value_name = "i/n", value_parser = crate::commands::curso::discover::parse_partition, conflicts_with = "unir")]
+    pub particion: Option<(usize, usize)>,
+
+    /// Semilla de las variantes ocultas, un entero, como al calificar una
+    /// entrega (alias: --seed); mejor --archivo-semilla o la variable
+    /// KIT_SEMILLA_SECRETA, que no quedan en el historial.
+    #[arg(long = "semilla", alias = "seed", value_name = "S", value_parser = judge::variants::parse_seed, help_heading = "Opciones para instructores")]
+    pub semilla: Option<u64>,
+
+    /// Une las SALIDA de las partes (--particion) en un solo libro.csv y
+    /// clase.md, como si fuera una sola corrida (alias: --merge).
+    #[arg(long = "unir", alias = "merge", value_name = "CARPETA", num_args = 1.., conflicts_with = "entregas")]
+    pub unir: Vec<PathBuf>,
+}
+
+/// `--html ARCHIVO`: any path but an empty one.
+///
+/// # Errors
+/// An empty path, explained.
+pub fn parse_page_path(text: &str) -> Result<std::path::PathBuf, String> {
+    if text.trim().is_empty() {
+        return Err(
+            "--html necesita la ruta del archivo que se escribe, p. ej. --html ledger.html"
+                .to_string(),
+        );
+    }
+    Ok(text.into())
+}
+
+/// `servicio`'s arguments.
+#[derive(Args, Debug, Clone)]
+#[command(
+    help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
+    override_usage = "cargo run -p grader --features servicio -- servicio --comando \"python3 app.py\" [OPCIONES] [FIXTURE]\n       cargo run -p grader --features servicio -- servicio --referencia",
+    next_help_heading = "Opciones"
+)]
+pub struct ServicioArgs {
+    /// Fixture de la flota: nombre (p. ej. flota-1000, el de la lección y
+    /// el valor por omisión) o ruta a un .toml.
+    #[arg(value_name = "FIXTURE", help_heading = "Argumentos")]
+    pub escenario: Option<String>,
+
+    /// El comando que arranca tu servicio (p. ej. "python3 app.py" o
+    /// "cargo run -p mi-servicio"); sin él, el `comando = "…"` de
+    /// servicio.toml en la carpeta (alias: --command).
+    #[arg(
+        long,
+        alias = "command",
+        value_name = "COMANDO",
+        conflicts_with = "referencia"
+    )]
+    pub comando: Option<String>,
+
+    /// Califica el servicio de referencia del kit (Rust, SQLite) en vez de
+    /// un comando (alias: --reference).
+    #[arg(long, alias = "reference")]
+    pub referencia: bool,
+
+    /// La carpeta donde corre el comando (y donde se busca servicio.toml);
+    /// por omisión la actual (alias: --dir).
+    #[arg(long, alias = "dir", value_name = "CARPETA")]
+    pub carpeta: Option<PathBuf>,
+
+    /// Cuánto esperar a que GET /health responda 200, en segundos; por
+    /// omisión 300 (lo que tarda un primer `cargo run` en compilar)
+    /// (alias: --wait).
+    #[arg(long, alias = "wait", value_name = "SEGUNDOS", default_value = "300", value_parser = parse_long_limit)]
+    pub espera: Duration,
+
+    /// Límite de cada request al servicio, en segundos; por omisión 10.
+    #[arg(long, value_name = "SEGUNDOS", default_value = "10", value_parser = values::parse_timeout)]
+    pub limite_peticion: Duration,
+
+    /// Límite de toda la corrida, en segundos; por omisión 600.
+    #[arg(long, value_name = "SEGUNDOS", default_value = "600", value_parser = parse_long_limit)]
+    pub limite_corrida: Duration,
+
+    /// Corre solo esta verificación (su id); se puede repetir (alias:
+    /// --check).
+    #[arg(long = "verificacion", alias = "check", value_name = "ID")]
+    pub verificaciones: Vec<String>,
+
+    #[command(flatten)]
+    pub flota: FleetArgs,
+
+    /// Imprime las cifras y las verificaciones en JSON (dinero en
+    /// centavos).
+    #[arg(long)]
+    pub json: bool,
+
+    /// El informe de las verificaciones para Gradescope (results.json) en
+    /// vez del texto (alias: --gradescope-json).
+    #[arg(long, alias = "gradescope-json")]
+    pub gradescope: bool,
+
+    /// El informe de las verificaciones en JUnit XML (con `--features
+    /// servicio,junit`).
+    #[arg(long, conflicts_with_all = ["json", "gradescope"])]
+    pub junit: bool,
+
+    /// Dibuja la corrida en ARCHIVO (HTML con SVG): cada orden, sus
+    /// intentos, las respuestas perdidas y lo que cobró el procesador.
+    #[arg(long, value_name = "ARCHIVO", value_parser = parse_page_path)]
+    pub html: Option<PathBuf>,
+}
+
+/// A limit of `servicio` in seconds, from 0.1 to a day (a fleet of 100,000
+/// orders takes minutes).
+///
+/// # Errors
+/// Anything else, explained.
+pub fn parse_long_limit(text: &str) -> Result<Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if (0.1..=86_400.0).contains(&s) => Ok(Duration::from_secs_f64(s)),
+        _ => Err("debe ser un número de segundos entre 0.1 y 86400, p. ej. 300".to_string()),
     }
 }

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use grader::cli::{self, Command};
 use grader::commands;
-use grader::runner::cleanup;
+use judge::runner::cleanup;
 
 fn main() -> ExitCode {
     let cli = match cli::parse() {
@@ -29,7 +29,8 @@ fn main() -> ExitCode {
         Some(Command::Ver(args)) => commands::ver::run(&cli, args),
         Some(Command::RepetirHorario(args)) => commands::horario::run(&cli, args),
         Some(Command::Curso(args)) => commands::curso::run(&cli, args),
-        Some(Command::Superponer { entrega, kit }) => grader::intake::overlay_command(entrega, kit),
+        Some(Command::Servicio(args)) => commands::servicio::run(&cli, args),
+        Some(Command::Superponer { entrega, kit }) => judge::intake::overlay_command(entrega, kit),
     };
     cleanup::unless_interrupted();
     cleanup::shutdown();

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use sim::{Money, money::group_thousands};
 
-use crate::fixture::Scenario;
+use judge::fixture::Scenario;
 
 use protocol::WorldRun;
 use sim::Reconciliation;

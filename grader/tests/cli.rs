@@ -1,8 +1,10 @@
 //! The grader binary as students and CI run it.
 
-mod informes;
+use crate::informes;
 
-use informes::{grader, has_solutions, score_line, stderr, stdout, stubs_untouched};
+use informes::{
+    grader, grader_with_env, has_solutions, score_line, stderr, stdout, stubs_untouched,
+};
 
 #[test]
 fn the_untouched_stubs_are_reported_pending_with_file_and_function() {
@@ -100,6 +102,50 @@ fn two_runs_give_byte_identical_reports() {
         assert!(!a.stdout.is_empty(), "{args:?}: {}", stderr(&a));
         assert_eq!(stdout(&a), stdout(&b), "{args:?}");
         assert_eq!(a.status.code(), b.status.code(), "{args:?}");
+    }
+}
+
+/// The plain mode (how macOS and Windows run the harness; on Linux
+/// `KIT_SIN_SANDBOX=1`): the same report, byte for byte, on the stubs and
+/// on the reference, and one line on stderr that says it ran without the
+/// sandbox. `CI` keeps the verdict cache out of it: both runs grade.
+#[test]
+fn the_plain_mode_gives_the_same_reports_and_says_so_once() {
+    use judge::runner::isolation::{PLAIN_ENV, notice};
+    let mut runs: Vec<Vec<&str>> = vec![vec![]];
+    if has_solutions() {
+        runs.push(vec!["--solutions"]);
+    }
+    let notices = |o: &std::process::Output| {
+        stderr(o)
+            .lines()
+            .filter(|l| l.contains("sin sandbox"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    for args in runs {
+        let usual = grader_with_env(&args, &[("CI", "true")]);
+        let plain = grader_with_env(&args, &[("CI", "true"), (PLAIN_ENV, "1")]);
+        assert!(!plain.stdout.is_empty(), "{args:?}: {}", stderr(&plain));
+        assert_eq!(stdout(&plain), stdout(&usual), "{args:?}");
+        assert_eq!(plain.status.code(), usual.status.code(), "{args:?}");
+        // Pending stubs fail; the reference passes.
+        let expected = if args.is_empty() {
+            stubs_untouched().then_some(1)
+        } else {
+            Some(0)
+        };
+        if expected.is_some() {
+            assert_eq!(plain.status.code(), expected, "{args:?}");
+        }
+        assert_eq!(notices(&plain), [notice()], "{args:?}");
+        // Linux is confined unless told; macOS and Windows are always plain.
+        let usual_notices = if cfg!(target_os = "linux") {
+            Vec::new()
+        } else {
+            vec![notice()]
+        };
+        assert_eq!(notices(&usual), usual_notices, "{args:?}");
     }
 }
 

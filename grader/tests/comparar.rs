@@ -2,7 +2,7 @@
 //! loss-rate sweep, pinned to the lesson's figures and kept as insta
 //! snapshots (`grader/tests/snapshots/`).
 
-mod informes;
+use crate::informes;
 
 use informes::{grader, stderr, stdout};
 
@@ -12,9 +12,9 @@ mod with_solutions {
     use super::*;
     use grader::before_after::comparison;
     use grader::before_after::fleet::{self, FleetArgs};
-    use grader::fixture::Scenario;
     use grader::progress::Progress;
     use informes::{has_solutions, solutions_harness};
+    use judge::fixture::Scenario;
 
     /// The lesson's fleet and both its worlds, run by the reference's
     /// harness as `comparar --solutions` runs them.

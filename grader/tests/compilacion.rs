@@ -8,12 +8,12 @@
 //! Each test builds a copy of the repository with cargo, so they are slow
 //! (minutes on a cold cache) and marked `#[ignore]`: `.ci/run` runs them
 //! explicitly with
-//! `cargo test -p grader --test compilacion --test plantilla --test gradescope -- --ignored`.
+//! `cargo test -p grader --test suite -- --ignored compilacion:: plantilla:: gradescope::`.
 //! The copies share one target folder, `target/tmp/kit-anidado`, so the
 //! dependencies are compiled once.
 
-mod anidado;
-mod informes;
+use crate::anidado;
+use crate::informes;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -5,10 +5,10 @@
 //! is `sin-archivos`; the one that includes `solutions/` with `#[path]` gets
 //! no point; a second run is resumed and regrades only a changed file; the
 //! `--particion` shares merge (`--unir`) to the same gradebook and class
-//! report. Slow (nested builds): `cargo test -p grader --test curso --
+//! report. Slow (nested builds): `cargo test -p grader --test suite curso:: --
 //! --ignored`.
 
-mod anidado;
+use crate::anidado;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -321,7 +321,7 @@ fn libro_rows(salida: &Path) -> BTreeMap<String, Vec<String>> {
 }
 
 #[test]
-#[ignore = "slow: grades 22 submissions in nested builds (cargo test -p grader --test curso -- --ignored)"]
+#[ignore = "slow: grades 22 submissions in nested builds (cargo test -p grader --test suite curso:: -- --ignored)"]
 fn a_class_graded_four_at_a_time_scores_as_each_alone_resumes_and_merges() {
     let tmp = tempfile::tempdir().unwrap();
     let entregas = tmp.path().join("entregas");
@@ -498,7 +498,7 @@ fn a_class_graded_four_at_a_time_scores_as_each_alone_resumes_and_merges() {
 /// it gets alone with the same options, the rubric's points and the
 /// variants included.
 #[test]
-#[ignore = "slow: grades 2 submissions in nested builds (cargo test -p grader --test curso -- --ignored)"]
+#[ignore = "slow: grades 2 submissions in nested builds (cargo test -p grader --test suite curso:: -- --ignored)"]
 fn curso_takes_the_rubric_and_the_seed_of_a_single_grading() {
     let tmp = tempfile::tempdir().unwrap();
     let entregas = tmp.path().join("entregas");

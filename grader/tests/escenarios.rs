@@ -6,13 +6,13 @@
 //! (in the student template, without the reference, only the comparison
 //! test runs).
 
-mod informes;
+use crate::informes;
 
 use std::path::Path;
 
 use grader::commands::escenario;
-use grader::fixture::Scenario;
 use informes::{fixtures, solutions_harness};
+use judge::fixture::Scenario;
 
 /// The table of `scenario` with the reference solutions.
 fn table(scenario: &Scenario) -> Option<String> {

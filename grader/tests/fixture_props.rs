@@ -3,12 +3,12 @@
 //! with arbitrary values. Every error is one Spanish line naming the file;
 //! every accepted fixture can be run.
 //!
-//! Bounded to a few seconds: `cargo test -p grader --test fixture_props`
+//! Bounded to a few seconds: `cargo test -p grader --test suite fixture_props::`
 //! (raise the case counts with `PROPTEST_CASES=20000` for a longer hunt).
 
 use std::path::Path;
 
-use grader::fixture::Scenario;
+use judge::fixture::Scenario;
 use proptest::prelude::*;
 use sim::SeededKeys;
 

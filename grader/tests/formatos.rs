@@ -5,7 +5,7 @@
 //! graded in `harness/tests/formatos.rs` (the judge does not link
 //! implementations).
 
-mod informes;
+use crate::informes;
 
 use informes::{
     bonus_points, default_check_count, graded_and_bonus_check_counts, grader, grader_with_env,
@@ -30,7 +30,7 @@ fn the_untouched_stubs_score_0_in_every_format() {
             bonus_points()
         )
     );
-    let cobro = grader::rubric::Rubric::kit().unwrap().listed_total("cobro");
+    let cobro = judge::rubric::Rubric::kit().unwrap().listed_total("cobro");
     assert!(
         out.contains(&format!("  0/{cobro} puntos"))
             || out.contains(&format!("· 0/{cobro} puntos")),
@@ -114,9 +114,9 @@ fn the_solutions_score_100_in_every_format() {
     // rubric; the checks' own lines are in the JSON and XML formats.
     // (Counts from the catalog, points from the rubric: a new fixture or
     // check needs no edit here.)
-    let rubric = grader::rubric::Rubric::kit().unwrap();
-    for exercise in grader::verdict::Exercise::ALL {
-        let checks = grader::checks::Catalog::new(informes::fixtures(), &[exercise])
+    let rubric = judge::rubric::Rubric::kit().unwrap();
+    for exercise in judge::verdict::Exercise::ALL {
+        let checks = judge::checks::Catalog::new(informes::fixtures(), &[exercise])
             .checks
             .len();
         let points = rubric.listed_total(exercise.id());
@@ -192,6 +192,7 @@ fn one_exercise_at_a_time_and_unknown_names_list_the_valid_ones() {
 
 /// The grader with colours forced on (as on a terminal), `NO_COLOR` unset.
 fn grader_coloured(args: &[&str]) -> std::process::Output {
+    let _shared = informes::verdict_store_shared();
     std::process::Command::new(env!("CARGO_BIN_EXE_grader"))
         .args(args)
         .env("CLICOLOR_FORCE", "1")

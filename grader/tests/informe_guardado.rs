@@ -1,16 +1,17 @@
 //! A report with nothing changed shows the verdicts of the last run without
 //! building or running anything (issue 17; `grader/src/verdict_cache.rs`).
 //! Shown by writing into the stored file a verdict that no code gives: a
-//! run with the same key shows it; a change of the key (an option, a
-//! `KIT_*` variable), `--de-nuevo`, `CI` and the machine-read formats grade
-//! for real.
+//! run with the same key shows it, the same judge copied to another path
+//! too (issue 26: the judge is its sources, not its executable); a change
+//! of the key (an option, a `KIT_*` variable), `--de-nuevo`, `CI` and the
+//! machine-read formats grade for real.
 
-mod informes;
+use crate::informes;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use informes::{grader_with_env_without, has_solutions, stdout};
+use informes::{grader_binary, has_solutions, judge_with_env_without, stdout};
 use serde_json::Value;
 
 /// The reference's stored verdicts in this repository's target folder.
@@ -49,13 +50,18 @@ fn plant_impossible_failure() {
 /// The reference's reconciliation graded with `extra` and `env`, outside
 /// CI unless `env` names it.
 fn run(extra: &[&str], env: &[(&str, &str)]) -> Output {
+    run_judge(grader_binary(), extra, env)
+}
+
+/// As [`run`], with the judge executable at `judge`.
+fn run_judge(judge: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let args: Vec<&str> = ["--solutions", "--ejercicio", "reconciliacion"]
         .iter()
         .chain(extra)
         .copied()
         .collect();
     let in_ci = env.iter().any(|(k, _)| *k == "CI");
-    grader_with_env_without(&args, env, if in_ci { &[] } else { &["CI"] })
+    judge_with_env_without(judge, &args, env, if in_ci { &[] } else { &["CI"] })
 }
 
 /// Extra arguments and environment variables of one run.
@@ -70,9 +76,15 @@ fn a_report_with_nothing_changed_reuses_the_stored_verdicts_and_any_change_grade
     if !has_solutions() {
         return;
     }
-    // Twice: a first run may still build (the harness, or the judge when
-    // the last build of target/debug/grader had other features), which
-    // changes the judge's identity in the key.
+    // The other tests of this binary run the judge too: none while this
+    // one plants and reads its verdict.
+    informes::with_verdict_store(reuse_and_regrade);
+}
+
+fn reuse_and_regrade() {
+    // Twice: a first run may still build the harness, whose dep-info (an
+    // input of its fingerprint) that build writes: the key after grading
+    // differs from the one before, and nothing is stored.
     run(&["--de-nuevo"], &[]);
     let graded = run(&["--de-nuevo"], &[]);
     assert_eq!(graded.status.code(), Some(0), "{}", stdout(&graded));
@@ -83,6 +95,14 @@ fn a_report_with_nothing_changed_reuses_the_stored_verdicts_and_any_change_grade
     let again = run(&[], &[]);
     assert!(planted(&again), "{}", stdout(&again));
     assert_eq!(again.status.code(), Some(1));
+
+    // The same judge at another path (another inode, another time): the
+    // same judge, the same key.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let copy = elsewhere.path().join("grader");
+    std::fs::copy(grader_binary(), &copy).unwrap();
+    let copied = run_judge(&copy, &[], &[]);
+    assert!(planted(&copied), "{}", stdout(&copied));
 
     // Another option, another KIT_ variable, CI, another format: graded.
     let changed: [Change; 4] = [

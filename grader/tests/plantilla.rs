@@ -5,11 +5,11 @@
 //!
 //! It builds and tests a whole copy of the kit, so it is slow (minutes on a
 //! cold cache) and marked `#[ignore]`: `.ci/run` runs it explicitly with
-//! `cargo test -p grader --test compilacion --test plantilla --test gradescope -- --ignored`,
+//! `cargo test -p grader --test suite -- --ignored compilacion:: plantilla:: gradescope::`,
 //! sharing `target/tmp/kit-anidado` with the compile-error tests.
 
-mod anidado;
-mod informes;
+use crate::anidado;
+use crate::informes;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -60,6 +60,7 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         ".github/workflows/instructor-variantes.yml",
         ".github/workflows/instructor-curso.yml",
         ".github/workflows/classroom.yml",
+        ".github/workflows/sistemas.yml",
         "autograder/classroom50/autograder.py",
         "scripts/plantilla-estudiante",
         "scripts/bench/run",
@@ -68,6 +69,12 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         "grader/tests/gradescope.rs",
         "grader/tests/politica.rs",
         "grader/tests/politica",
+        "servicio-referencia",
+        "servicio/tests/servicios/referencia.py",
+        "grader/tests/servicio.rs",
+        "grader/tests/libro.rs",
+        "docs/src/instructores",
+        "docs/src/diseño",
     ] {
         assert!(!dir.join(gone).exists(), "{gone} is in the template");
     }
@@ -78,6 +85,12 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         "scripts/calificar",
         "scripts/bench/leccion2.py",
         "README.md",
+        "plantilla-servicio/app.py",
+        "docs/src/estudiantes/servicio.md",
+        "docs/book.toml",
+        "docs/src/SUMMARY.md",
+        "docs/src/estudiantes/informe.md",
+        "docs/src/estudiantes/codigo-aceptado.md",
     ] {
         assert!(dir.join(kept).exists(), "{kept} is missing");
     }
@@ -108,6 +121,16 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         assert!(readme.contains(students), "{students} missing:\n{readme}");
     }
     assert!(!readme.contains("\n\n\n"), "{readme}");
+    // The book's index keeps the students' part only (its links are checked
+    // on a template by grader/tests/libro.rs).
+    let summary = std::fs::read_to_string(dir.join("docs/src/SUMMARY.md")).unwrap();
+    assert!(summary.contains("](estudiantes/informe.md)"), "{summary}");
+    for instructors_only in ["instructores/", "diseño/", "solo-instructores"] {
+        assert!(
+            !summary.contains(instructors_only),
+            "«{instructors_only}» in the template's SUMMARY.md:\n{summary}"
+        );
+    }
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
     assert!(!manifest.contains("solutions"), "{manifest}");
     let harness_manifest = std::fs::read_to_string(dir.join("harness/Cargo.toml")).unwrap();

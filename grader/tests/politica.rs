@@ -11,10 +11,11 @@
 //! Gradescope) and, when that is root, again as an unprivileged user
 //! (`setpriv` to uid 65534): the policy is static, the lines are the same.
 //! Grading the others as usual needs a harness build (of a copy without the
-//! refused files), so that test is `#[ignore]`d; `.ci/run` runs it with the
-//! other nested builds.
+//! refused files), and one test builds the judge itself (which that copy
+//! must leave as it was), so those tests are `#[ignore]`d; `.ci/run` runs
+//! them with the other nested builds.
 
-mod anidado;
+use crate::anidado;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -79,8 +80,12 @@ fn judge(root: &Path, args: &[&str], as_nobody: bool) -> Output {
     cmd.output().expect("the judge runs")
 }
 
+/// Whether the tests run as root (never outside unix).
 fn is_root() -> bool {
-    nix::unistd::Uid::effective().is_root()
+    #[cfg(unix)]
+    return nix::unistd::Uid::effective().is_root();
+    #[cfg(not(unix))]
+    false
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -337,4 +342,110 @@ fn refused_exercises_get_zero_and_the_others_are_graded_as_usual() {
             assert!(outputs.iter().any(|o| o.contains(line)), "{name}: {line}");
         }
     }
+}
+
+/// The judge's executable at `path`: its inode (unix) and modification
+/// time.
+fn identity(path: &Path) -> (u64, std::time::SystemTime) {
+    let m = std::fs::metadata(path).unwrap();
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&m);
+    #[cfg(not(unix))]
+    let inode = 0;
+    (inode, m.modified().unwrap())
+}
+
+/// Runs the judge at `judge` on the kit at `root` as Gradescope does:
+/// directly, without cargo (so the kit is the judge's built-in root), with
+/// the nested target folder.
+fn direct(judge: &Path, root: &Path, args: &[&str]) -> Output {
+    Command::new(judge)
+        .args(args)
+        .current_dir(root)
+        .env("CARGO_TARGET_DIR", anidado::target())
+        .env("NO_COLOR", "1")
+        .env("KIT_TIEMPO_EJECUCION", "0")
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env_remove("KIT_GRADER_CHECK")
+        .env_remove("KIT_SEMILLA_SECRETA")
+        .env_remove("KIT_VARIANTES")
+        .output()
+        .expect("the judge runs")
+}
+
+/// cargo in the kit at `root`, building into the nested target folder.
+fn cargo(root: &Path, args: &[&str]) -> Output {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .current_dir(root)
+        .env("CARGO_TARGET_DIR", anidado::target())
+        .output()
+        .expect("cargo runs")
+}
+
+/// A refused file is graded without compiling the judge again (issue 27):
+/// the judge built from this kit, run directly as Gradescope runs it, grades
+/// a submission whose client is refused (the others in a copy of the kit,
+/// in the judge's target folder); afterwards its executable is the same
+/// file, cargo finds every crate of the judge as it was (nothing of it
+/// compiled over), and run directly again it still grades this kit. The
+/// copy used to build a second judge there: 40 s, and an executable whose
+/// built-in root was the deleted copy ("la carpeta de fixtures no existe").
+#[test]
+#[ignore = "builds the judge and the harness of a copy of the kit (slow); .ci/run runs it with --ignored"]
+fn grading_a_refused_file_leaves_the_judge_as_it_was() {
+    let root = kit(
+        "juez-intacto",
+        &[
+            ("client.rs", "cliente_type_name.rs"),
+            ("payments_server.rs", "cobro.rs"),
+            ("reconciliation.rs", "reconciliacion.rs"),
+        ],
+        false,
+    );
+    // The judge of this copy (the nested target folder may hold one built
+    // from another copy, whose built-in root is that copy).
+    let paths = std::fs::File::options()
+        .append(true)
+        .open(root.join("judge/src/paths.rs"))
+        .unwrap();
+    paths.set_modified(std::time::SystemTime::now()).unwrap();
+    let built = cargo(&root, &["build", "-q", "-p", "grader"]);
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let judge = anidado::target().join("debug/grader");
+    let before = identity(&judge);
+
+    // Graded directly: the exit status and the points of exercises 1 to 3.
+    let graded = |status: i32, expected: [f64; 3]| {
+        let out = direct(&judge, &root, &["--format", "gradescope"]);
+        assert_eq!(out.status.code(), Some(status), "{}", text(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!([1, 2, 3].map(|n| points(&json, n)), expected, "{json:#}");
+    };
+    graded(1, [36.0, 0.0, 28.0]);
+    assert_eq!(
+        identity(&judge),
+        before,
+        "the judge's executable was replaced"
+    );
+    let again = cargo(&root, &["build", "-p", "grader", "--message-format=json"]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    let compiled: Vec<String> = text(&again.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["fresh"] == false)
+        .map(|m| m["target"]["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        compiled.is_empty(),
+        "the judge compiled again: {compiled:?}"
+    );
+    assert_eq!(identity(&judge), before);
+
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/politica/cliente.rs"),
+        root.join("exercises/src/client.rs"),
+    )
+    .unwrap();
+    graded(0, [36.0, 36.0, 28.0]);
 }

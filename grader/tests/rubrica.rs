@@ -4,10 +4,10 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use grader::checks::Catalog;
-use grader::fixture::Scenario;
-use grader::rubric::{Points, Rubric};
-use grader::verdict::Exercise;
+use judge::checks::Catalog;
+use judge::fixture::Scenario;
+use judge::rubric::{Points, Rubric};
+use judge::verdict::Exercise;
 
 fn repo() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
@@ -41,7 +41,7 @@ fn the_kits_rubric_lists_exactly_the_default_catalog_and_sums_to_100() {
         rubric
             .listed
             .iter()
-            .filter(|(id, _)| rubric.is_bonus(grader::rubric::exercise_of(id).unwrap()) == bonus)
+            .filter(|(id, _)| rubric.is_bonus(judge::rubric::exercise_of(id).unwrap()) == bonus)
             .map(|(_, e)| e.points)
             .sum()
     };

@@ -4,7 +4,7 @@
 //! and fails every variant is tested in `harness/tests/variantes.rs` (the
 //! judge does not link implementations).
 
-mod informes;
+use crate::informes;
 
 use informes::{args_of, grader, grader_with_env, gradescope, reproduction, stderr, stdout};
 
@@ -105,14 +105,14 @@ fn the_secret_seed_comes_from_the_environment() {
         .collect();
     assert_eq!(cases.len(), 4);
     // Each variant's fleet, then each variant's model check.
-    let variants = grader::variants::generate(99, 2);
+    let variants = judge::variants::generate(99, 2);
     let expected: Vec<String> = variants
         .iter()
         .map(|v| format!("cobro/{}", v.name()))
         .chain(
             variants
                 .iter()
-                .map(|v| format!("cobro/{}", grader::checks::model_check_name(v))),
+                .map(|v| format!("cobro/{}", judge::checks::model_check_name(v))),
         )
         .collect();
     assert_eq!(cases, expected);

@@ -2,7 +2,7 @@
 //! `escenario` and every order's attempts and rows; in headless Chromium
 //! (`--ignored`, run by `.ci/run`) its script draws them.
 
-mod informes;
+use crate::informes;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

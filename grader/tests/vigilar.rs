@@ -3,10 +3,10 @@
 //! screen with `capture-pane`; then `q`, Ctrl-C and SIGKILL while a hostile
 //! charge runs: nothing of the grading stays (after SIGKILL, once the next
 //! judge has run). Slow (the copy builds its harness after every
-//! save): `cargo test -p grader --test vigilar -- --ignored --nocapture`.
+//! save): `cargo test -p grader --test suite vigilar:: -- --ignored --nocapture`.
 #![cfg(unix)]
 
-mod anidado;
+use crate::anidado;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,28 +1,74 @@
 //! The harness's allocator: the system's, which, when an allocation fails,
 //! first writes [`protocol::OUT_OF_MEMORY_MARKER`] and the size asked for on
-//! the answers' channel (a file descriptor the implementation cannot reach),
-//! then returns null as the system's does (std then prints its message and
-//! aborts). The judge tells an out-of-memory death only with that line.
+//! the answers' channel (a file the implementation cannot reach: a private
+//! descriptor on unix, a private handle on Windows), then returns null as
+//! the system's does (std then prints its message and aborts). The judge
+//! tells an out-of-memory death only with that line.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::fs::File;
+use std::io::Write;
+use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicIsize, Ordering};
 
-/// The answers' channel's file descriptor, once [`watch`] set it; -1 before
-/// (the judge's own process, a test).
-static CHANNEL: AtomicI32 = AtomicI32::new(-1);
+/// No channel: the judge's own process, a test, or after [`unwatch`].
+const NONE: isize = -1;
 
-/// Makes a failed allocation write its marker on `fd` from now on. The
-/// descriptor must stay open for the rest of the process.
-pub fn watch(fd: i32) {
-    CHANNEL.store(fd, Ordering::Relaxed);
+/// The answers' channel once [`watch`] set it: its raw file descriptor
+/// (unix) or handle (Windows); [`NONE`] before.
+static CHANNEL: AtomicIsize = AtomicIsize::new(NONE);
+
+/// Makes a failed allocation write its marker on `channel` from now on.
+/// The file must stay open for the rest of the process, or until
+/// [`unwatch`].
+pub fn watch(channel: &File) {
+    CHANNEL.store(raw_of(channel), Ordering::Relaxed);
+}
+
+/// No marker is written any more (the channel is about to close).
+pub fn unwatch() {
+    CHANNEL.store(NONE, Ordering::Relaxed);
+}
+
+#[cfg(unix)]
+fn raw_of(channel: &File) -> isize {
+    std::os::fd::AsRawFd::as_raw_fd(channel) as isize
+}
+
+#[cfg(windows)]
+fn raw_of(channel: &File) -> isize {
+    std::os::windows::io::AsRawHandle::as_raw_handle(channel) as isize
+}
+
+/// The channel `raw` (from [`raw_of`]) as a file, which must never be
+/// dropped: it stays the owner's.
+///
+/// # Safety
+/// `raw` is the channel [`watch`] was given, still open.
+#[cfg(unix)]
+unsafe fn borrowed(raw: isize) -> ManuallyDrop<File> {
+    // SAFETY: the caller's contract; ManuallyDrop never closes it.
+    ManuallyDrop::new(unsafe { std::os::fd::FromRawFd::from_raw_fd(raw as std::os::fd::RawFd) })
+}
+
+/// See the unix one.
+///
+/// # Safety
+/// As the unix one.
+#[cfg(windows)]
+unsafe fn borrowed(raw: isize) -> ManuallyDrop<File> {
+    // SAFETY: the caller's contract; ManuallyDrop never closes it.
+    ManuallyDrop::new(unsafe {
+        std::os::windows::io::FromRawHandle::from_raw_handle(raw as std::os::windows::io::RawHandle)
+    })
 }
 
 /// [`System`], telling failures on the answers' channel.
 pub struct Watched;
 
 // SAFETY: every method forwards to `System` with the same arguments and
-// returns its result unchanged; telling a failure only writes to a file
-// descriptor from a stack buffer, and allocates nothing.
+// returns its result unchanged; telling a failure only writes to the
+// answers' channel from a stack buffer, and allocates nothing.
 unsafe impl GlobalAlloc for Watched {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract is `System::alloc`'s.
@@ -58,23 +104,18 @@ unsafe impl GlobalAlloc for Watched {
 }
 
 /// Writes `\n@@kit-sin-memoria@@ SIZE\n` on the channel, if there is one,
-/// without allocating.
+/// without allocating (a write from a stack buffer; std's errors here are
+/// OS codes or static messages).
 fn tell(size: usize) {
-    let fd = CHANNEL.load(Ordering::Relaxed);
-    if fd < 0 {
+    let raw = CHANNEL.load(Ordering::Relaxed);
+    if raw == NONE {
         return;
     }
     let mut line = [0u8; 64];
     let len = marker_line(size, &mut line);
-    // SAFETY: `watch`'s caller keeps `fd` open for the process's life.
-    let channel = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-    let mut rest = &line[..len];
-    while !rest.is_empty() {
-        match nix::unistd::write(channel, rest) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => rest = &rest[n..],
-        }
-    }
+    // SAFETY: `watch`'s caller keeps the channel open until `unwatch`.
+    let channel = unsafe { borrowed(raw) };
+    let _ = (&*channel).write_all(&line[..len]);
 }
 
 /// The marker line for `size` in `out`; its length.

@@ -4,19 +4,18 @@
 //! no grade: the judge (`grader`) compares what it observed with the oracle.
 
 mod alloc;
+pub mod atomico;
 mod catch;
-mod charges;
-#[cfg(feature = "explorar")]
-pub mod explore;
-mod reconcile;
-mod record;
-mod shared;
+mod cliente;
+mod cobro;
+mod reconciliacion;
 mod trace;
 mod world;
 
 use std::io::Write;
 
-use protocol::{Answer, Job, Observation};
+use protocol::schedules::{Explored, Schedules};
+use protocol::{Answer, Job, Observation, Request, SharedAnswered};
 use sim::Kit;
 
 pub use catch::catch;
@@ -42,7 +41,7 @@ pub fn serve<K: Kit>() {
         match input.read_line(&mut line) {
             Ok(0) => {
                 // The channel closes with `answers`, at the end of this call.
-                alloc::watch(-1);
+                alloc::unwatch();
                 return;
             }
             Ok(_) => {}
@@ -66,22 +65,81 @@ pub fn serve<K: Kit>() {
     }
 }
 
-/// The answers' own channel: a copy of stdout taken before any job runs,
-/// after which stdout itself points at stderr, so nothing the
-/// implementation prints (`println!` included) can pass for an answer.
-/// Where that cannot be arranged, plain stdout.
+/// The answers' own channel: a private copy of stdout taken before any job
+/// runs, after which stdout itself is stderr, so nothing the
+/// implementation prints (`println!` included, and what a process it
+/// starts prints) can pass for an answer. Where that cannot be arranged,
+/// plain stdout.
 fn private_stdout() -> Box<dyn Write> {
-    use std::os::fd::AsFd;
-    let copy = std::io::stdout().as_fd().try_clone_to_owned();
-    match copy {
-        Ok(fd) if nix::unistd::dup2_stdout(std::io::stderr()).is_ok() => {
-            use std::os::fd::AsRawFd;
-            // The descriptor lives in the returned file, which `serve`
-            // keeps until the process ends.
-            alloc::watch(fd.as_raw_fd());
-            Box::new(std::fs::File::from(fd))
+    match take_stdout() {
+        Ok(file) => {
+            // The channel lives in the returned file, which `serve` keeps
+            // until the process ends.
+            alloc::watch(&file);
+            Box::new(file)
         }
-        _ => Box::new(std::io::stdout()),
+        Err(_) => Box::new(std::io::stdout()),
+    }
+}
+
+/// Unix: a copy of the stdout descriptor (closed on exec), then stdout
+/// made a copy of stderr (`dup2`).
+#[cfg(unix)]
+fn take_stdout() -> std::io::Result<std::fs::File> {
+    use std::os::fd::AsFd;
+    let copy = std::io::stdout().as_fd().try_clone_to_owned()?;
+    nix::unistd::dup2_stdout(std::io::stderr())?;
+    Ok(std::fs::File::from(copy))
+}
+
+/// Windows: a copy of the standard output handle that no child process
+/// inherits (`DuplicateHandle`), then the process's standard output handle
+/// made its standard error handle (`SetStdHandle`: std's `stdout()`, hence
+/// `println!`, asks for that handle on every write, and a child process
+/// started with inherited output gets it), and the original handle closed:
+/// the same as `dup` and `dup2` on unix.
+#[cfg(windows)]
+fn take_stdout() -> std::io::Result<std::fs::File> {
+    use std::os::windows::io::{FromRawHandle, OwnedHandle};
+    use windows_sys::Win32::Foundation::{
+        CloseHandle, DUPLICATE_SAME_ACCESS, DuplicateHandle, HANDLE, INVALID_HANDLE_VALUE,
+    };
+    use windows_sys::Win32::System::Console::{
+        GetStdHandle, STD_ERROR_HANDLE, STD_OUTPUT_HANDLE, SetStdHandle,
+    };
+    use windows_sys::Win32::System::Threading::GetCurrentProcess;
+    let usable = |h: HANDLE| !h.is_null() && h != INVALID_HANDLE_VALUE;
+    // SAFETY: Win32 calls on this process's own standard handles, before
+    // any job runs (no other thread uses them yet); the copy's out-pointer
+    // is a local, and the copy is owned by the returned file alone.
+    unsafe {
+        let out = GetStdHandle(STD_OUTPUT_HANDLE);
+        let err = GetStdHandle(STD_ERROR_HANDLE);
+        if !usable(out) || !usable(err) {
+            return Err(std::io::Error::other("sin salida estándar o de error"));
+        }
+        let process = GetCurrentProcess();
+        let mut copy: HANDLE = std::ptr::null_mut();
+        // Not inheritable (FALSE): a process the implementation starts
+        // never holds the answers' pipe.
+        if DuplicateHandle(
+            process,
+            out,
+            process,
+            &mut copy,
+            0,
+            0,
+            DUPLICATE_SAME_ACCESS,
+        ) == 0
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+        let copy = OwnedHandle::from_raw_handle(copy);
+        if SetStdHandle(STD_OUTPUT_HANDLE, err) == 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        CloseHandle(out);
+        Ok(std::fs::File::from(copy))
     }
 }
 
@@ -92,69 +150,56 @@ pub fn answer_caught<K: Kit>(job: &Job) -> Answer {
 }
 
 /// Runs `job` against `K` in this process (panics propagate): each
-/// exercise's jobs are answered by its own module ([`charges`] for
-/// exercise 1, [`record`] for exercise 2, [`reconcile`] for exercise 3,
-/// [`shared`] for exercise 4),
-/// the lesson's worlds by [`world`] and [`trace`].
+/// exercise's jobs are answered by the module named after its id
+/// ([`cobro`], [`cliente`], [`reconciliacion`], [`atomico`]), the lesson's
+/// worlds by [`world`] and [`trace`]. Each answering function returns its
+/// job's [`Request::Answer`] ([`reply`]), so a job answered with another
+/// job's kind of answer does not compile.
 pub fn answer<K: Kit>(job: &Job) -> Observation {
     match job {
-        Job::Charges { idempotent, calls } => charges::charges::<K>(*idempotent, calls),
-        Job::Shared { calls } => shared_in_one_thread::<K>(calls),
-        Job::Client { fleet, orders } => record::client::<K>(fleet, orders.as_deref()),
-        Job::Reconcile { orders, ledger } => reconcile::reconcile::<K>(orders, ledger),
-        Job::ReconcileFleet { fleet, idempotent } => reconcile::fleet::<K>(fleet, *idempotent),
-        Job::World {
-            fleet,
-            idempotent,
-            client,
-            reconcile,
-        } => Observation::World(world::world::<K>(fleet, *idempotent, *client, *reconcile)),
-        Job::Trace {
-            fleet,
-            idempotent,
-            client,
-        } => Observation::Trace(trace::world::<K>(fleet, *idempotent, *client)),
-        Job::Schedules {
-            history,
-            explore,
-            server,
-        } => schedules::<K>(history, explore, *server),
+        Job::Charges(j) => reply(j, cobro::charges::<K>),
+        Job::Shared(j) => reply(j, |j| shared_in_one_thread::<K>(&j.calls)),
+        Job::Client(j) => reply(j, cliente::client::<K>),
+        Job::Reconcile(j) => reply(j, reconciliacion::reconcile::<K>),
+        Job::ReconcileFleet(j) => reply(j, reconciliacion::fleet::<K>),
+        Job::World(j) => reply(j, |j| {
+            world::world::<K>(&j.fleet, j.idempotent, j.client, j.reconcile)
+        }),
+        Job::Trace(j) => reply(j, |j| trace::world::<K>(&j.fleet, j.idempotent, j.client)),
+        Job::Schedules(j) => reply(j, schedules::<K>),
     }
 }
 
-/// [`shared::shared`] in this harness's own thread.
-#[cfg(not(feature = "explorar"))]
-fn shared_in_one_thread<K: Kit>(calls: &[protocol::Call]) -> Observation {
-    shared::shared::<K>(calls)
+/// The observation that carries `run`'s answer to `job`.
+fn reply<R: Request>(job: &R, run: impl FnOnce(&R) -> R::Answer) -> Observation {
+    R::observation(run(job))
 }
 
-/// [`shared::shared`] in one schedule of the explorer: its locks exist only
+/// [`atomico::shared`] in this harness's own thread.
+#[cfg(not(feature = "explorar"))]
+fn shared_in_one_thread<K: Kit>(calls: &[protocol::Call]) -> Vec<SharedAnswered> {
+    atomico::shared::<K>(calls)
+}
+
+/// [`atomico::shared`] in one schedule of the explorer: its locks exist only
 /// there.
 #[cfg(feature = "explorar")]
-fn shared_in_one_thread<K: Kit>(calls: &[protocol::Call]) -> Observation {
-    explore::alone(calls.to_vec(), |calls| shared::shared::<K>(calls))
+fn shared_in_one_thread<K: Kit>(calls: &[protocol::Call]) -> Vec<SharedAnswered> {
+    atomico::explore::alone(calls.to_vec(), |calls| atomico::shared::<K>(calls))
 }
 
 /// Exercise 4's concurrent history under the explorer (only in
 /// `harness-explorador`).
 #[cfg(feature = "explorar")]
-fn schedules<K: Kit>(
-    history: &protocol::schedules::History,
-    explore: &protocol::schedules::Exploration,
-    server: protocol::schedules::Server,
-) -> Observation {
-    Observation::Schedules(explore::explore::<K>(history, explore, server))
+fn schedules<K: Kit>(job: &Schedules) -> Explored {
+    atomico::explore::explore::<K>(&job.history, &job.explore, job.server)
 }
 
 /// Without the explorer, `sim::sync`'s locks are std's: no schedule can be
 /// chosen, so the job is refused (a panic the judge reports).
 #[cfg(not(feature = "explorar"))]
 #[allow(clippy::extra_unused_type_parameters)] // the explorer's twin uses it
-fn schedules<K: Kit>(
-    _: &protocol::schedules::History,
-    _: &protocol::schedules::Exploration,
-    _: protocol::schedules::Server,
-) -> Observation {
+fn schedules<K: Kit>(_: &Schedules) -> Explored {
     panic!(
         "este harness no tiene el explorador de horarios: los horarios se exploran en harness-explorador"
     )

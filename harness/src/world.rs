@@ -5,7 +5,7 @@
 use protocol::{ClientKind, WorldRun};
 use sim::{Kit, Payments, clients};
 
-use crate::record;
+use crate::cliente;
 
 /// One world of `fleet` with `K`'s server and the chosen client.
 pub fn world<K: Kit>(
@@ -44,7 +44,7 @@ pub fn charge_one<K: Kit, P: Payments, S: sim::KeySource>(
     max: u32,
 ) -> sim::ChargeOutcome {
     match client {
-        ClientKind::Lesson => record::lesson_client(server, network, keys, order, max),
+        ClientKind::Lesson => cliente::lesson_client(server, network, keys, order, max),
         ClientKind::Implementation => K::charge_order(server, network, keys, order, max),
         ClientKind::KeyPerAttempt => {
             clients::charge_with_key_per_attempt(server, network, keys, order, max)

@@ -3,9 +3,10 @@
 //! only client in it is lesson 3's wrong one (a key per attempt), kept as the
 //! contrast; lesson 2's correct loop lives, private, in the harness.
 
-mod support;
+use crate::kit;
+use crate::support;
 
-use grader::verdict::Exercise;
+use judge::verdict::Exercise;
 use sim::clients::charge_with_key_per_attempt;
 
 kit!(KeyPerAttemptFromSim {

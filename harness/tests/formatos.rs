@@ -4,19 +4,19 @@
 //! Gradescope and JUnit. (Moved from `grader/tests/formatos.rs`: the judge
 //! no longer links implementations.)
 
-#[path = "../../grader/tests/informes/mod.rs"]
-mod informes;
+use crate::informes;
 
-mod support;
+use crate::kit;
+use crate::support;
 
 use support::mistakes::percent_of_charged;
 
-use grader::checks::Catalog;
 use grader::report::{self, Format, sheet::Sheet};
-use grader::rubric::{Points, Rubric};
-use grader::variants::Plan;
-use grader::verdict::Exercise;
 use informes::{fixtures, gradescope, junit, junit_failure, score_line};
+use judge::checks::Catalog;
+use judge::rubric::{Points, Rubric};
+use judge::variants::Plan;
+use judge::verdict::Exercise;
 
 kit!(PercentOfCharged {
     reconcile: percent_of_charged
@@ -56,7 +56,7 @@ fn is_reported_the_same_way_in_every_format() {
     let (passed, total) = sheet.passed();
 
     // Text: the cross, the explanation, the exercise's points, the score.
-    let text = grader::output::strip_colours(&report::render(&sheet, Format::Text));
+    let text = judge::output::strip_colours(&report::render(&sheet, Format::Text));
     assert!(text.contains(
         "✗ el porcentaje de sobrecobro es sobre la intención, no sobre lo cobrado (0/2 pts)"
     ));
@@ -142,10 +142,10 @@ fn three_solved_and_the_bonus_stub_score_100_of_100_in_every_format() {
     assert!(
         sheet
             .of(Exercise::Store)
-            .all(|r| matches!(r.verdict, grader::verdict::Verdict::Pending { .. }))
+            .all(|r| matches!(r.verdict, judge::verdict::Verdict::Pending { .. }))
     );
 
-    let text = grader::output::strip_colours(&report::render(&sheet, Format::Text));
+    let text = judge::output::strip_colours(&report::render(&sheet, Format::Text));
     assert_eq!(
         score_line(&text),
         "Puntaje: 100/100 puntos (40/40 verificaciones) · bonus 0/20: pendiente, todavía es todo!()"

@@ -17,6 +17,21 @@
 //! that aborts, loops or calls `exit` in the middle, sent to a process that
 //! already served a list, compared job by job.
 //!
+//! The same misbehaviours, but unbounded memory, are graded again with the
+//! harness processes plain (no sandbox, no limits: how macOS and Windows
+//! run them, issue 26): the same verdicts, a loop stopped by the judge's
+//! deadline and kill alone, what the code left running killed with its
+//! process group.
+//!
+//! Round 4 (issue 27) adds, in forms the source policy lets through: a
+//! reconciliation that takes memory (`Vec::try_reserve`, which never
+//! aborts: a gigabyte, or half of one) and the CPU while the other
+//! exercises' processes run, with no answer or with right ones; and a server and a shared server that abort
+//! their own process past `catch_unwind` (a value whose `Drop` panics,
+//! dropped while a panic unwinds). These are graded again in the judge's
+//! sandbox when the test runs as root (each harness process its own
+//! unprivileged user, as on Gradescope), with the same verdicts.
+//!
 //! A test without the standard harness, because the harness processes are
 //! this very executable: run as `misbehaving --harness-de-prueba KIT DIR`
 //! it serves the judge's jobs for kit `KIT` (`harness::serve`), with `DIR`
@@ -30,16 +45,17 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use grader::checks::{Catalog, CheckTarget};
-use grader::grading::{self, Graded};
-use grader::oracle;
-use grader::output;
 use grader::report::{self, sheet::Sheet};
-use grader::rubric::Rubric;
-use grader::runner::Execute;
-use grader::runner::process::{HarnessProcess, Pool, TimeLimits};
-use grader::variants::Plan;
-use grader::verdict::{Exercise, Verdict};
+use judge::checks::{Catalog, CheckTarget};
+use judge::grading::{self, Graded};
+use judge::oracle;
+use judge::output;
+use judge::rubric::Rubric;
+use judge::runner::Execute;
+use judge::runner::isolation::Isolation;
+use judge::runner::process::{HarnessProcess, Pool, TimeLimits};
+use judge::variants::Plan;
+use judge::verdict::{Exercise, Verdict};
 use protocol::{Call, Job, Observation};
 use sim::{
     ChargeOutcome, ChargeResult, IdempotencyKey, LedgerEntry, Money, Order, OrderId, Payments,
@@ -247,6 +263,102 @@ fn fakes_an_answer(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
     todo!("Ejercicio 3: reconcile")
 }
 
+/// Panics when dropped: dropped while a panic unwinds, the process aborts
+/// (a panic inside a panic), past the harness's `catch_unwind`.
+struct Bomb;
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        panic!("otra vez, al soltar la bomba");
+    }
+}
+
+/// Server: on a replay, panics with a [`Bomb`] alive: the process aborts.
+struct AbortsOnReplay;
+
+impl ServerChange for AbortsOnReplay {
+    fn charge(s: &mut Changed<Self>, k: IdempotencyKey, o: OrderId, a: Money) -> ChargeResult {
+        if s.idempotent && s.results.contains_key(&k) {
+            let _bomb = Bomb;
+            panic!("el primero");
+        }
+        let result = s.inner.charge(k, o, a);
+        s.results.insert(k, result);
+        result
+    }
+}
+
+/// Shared server (exercise 4): lesson 4's, except that a key sent again
+/// with another request panics with a [`Bomb`] alive: the process aborts.
+struct AbortsOnReuse;
+
+impl support::StoreChange for AbortsOnReuse {
+    fn charge(
+        s: &support::Shared<Self>,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+    ) -> Result<ChargeResult, sim::ChargeError> {
+        let first = s.store.lock().get(&key).map(sim::KeyState::request);
+        if first.is_some_and(|r| (r.order_id, r.amount) != (order_id, amount)) {
+            let _bomb = Bomb;
+            panic!("el primero");
+        }
+        support::mistakes::lesson4(
+            s,
+            key,
+            order_id,
+            amount,
+            support::mistakes::StoreMistake::None,
+        )
+    }
+}
+
+/// `blocks` × 64 MiB or less, as `Vec::try_reserve` gives it (it never
+/// aborts), every byte written: memory the process holds, and the CPU
+/// while it writes it.
+fn hog_memory(blocks: usize) -> Vec<Vec<u8>> {
+    let mut held: Vec<Vec<u8>> = Vec::new();
+    for _ in 0..blocks {
+        let mut block: Vec<u8> = Vec::new();
+        if block.try_reserve_exact(64 << 20).is_err() {
+            break;
+        }
+        block.resize(64 << 20, 1);
+        held.push(block);
+    }
+    held
+}
+
+/// Reconciliation: takes a gigabyte ([`hog_memory`]) and then the CPU,
+/// reading it over and over, and never answers.
+fn hogs_and_never_answers(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let held = hog_memory(16);
+    let mut sum = 0u64;
+    while sum != u64::MAX {
+        for block in &held {
+            sum = sum.wrapping_add(block.iter().step_by(4096).map(|b| u64::from(*b)).sum());
+        }
+        sum = std::hint::black_box(sum);
+    }
+    solutions::reconciliation::reconcile(orders, ledger)
+}
+
+/// Reconciliation: right, but on a ledger of more than 50 rows (a
+/// fleet's) it first takes half a gigabyte ([`hog_memory`]) and reads it
+/// over, while other exercises' processes run beside it.
+fn hogs_and_answers(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    if ledger.len() > 50 {
+        let held = hog_memory(8);
+        let sum: u64 = held
+            .iter()
+            .map(|block| block.iter().step_by(64).map(|b| u64::from(*b)).sum::<u64>())
+            .sum();
+        std::hint::black_box(sum);
+    }
+    solutions::reconciliation::reconcile(orders, ledger)
+}
+
 kit!(TodoClient { client: still_todo });
 kit!(PanicServer {
     server: PanicsOnNewKey
@@ -279,6 +391,18 @@ kit!(FileWritingClient {
 kit!(ProcessLeavingServer {
     server: LeavesAProcess
 });
+kit!(AbortingServer {
+    server: AbortsOnReplay
+});
+kit!(AbortingAtomic {
+    atomic: support::Shared<AbortsOnReuse>
+});
+kit!(HoggingReconcile {
+    reconcile: hogs_and_never_answers
+});
+kit!(HoggingRightReconcile {
+    reconcile: hogs_and_answers
+});
 
 /// In a harness process: the folder the side-effect kits write to (the
 /// third argument).
@@ -304,6 +428,10 @@ fn serve(kit: &str) {
         "FakeOomReconcile" => harness::serve::<FakeOomReconcile>(),
         "FileWritingClient" => harness::serve::<FileWritingClient>(),
         "ProcessLeavingServer" => harness::serve::<ProcessLeavingServer>(),
+        "AbortingServer" => harness::serve::<AbortingServer>(),
+        "AbortingAtomic" => harness::serve::<AbortingAtomic>(),
+        "HoggingReconcile" => harness::serve::<HoggingReconcile>(),
+        "HoggingRightReconcile" => harness::serve::<HoggingRightReconcile>(),
         other => panic!("unknown kit {other}"),
     }
 }
@@ -348,6 +476,34 @@ struct Case {
 }
 
 const PENDING_HERE: &str = "todavía es todo!() (harness/tests/misbehaving.rs:";
+
+/// Exercise 1's fixed checks that never send a key again in the idempotent
+/// mode.
+const SERVER_WITHOUT_REPLAY: &[&str] = &[
+    "cobro/sin-idempotencia-cada-llamada-cobra",
+    "cobro/key-nueva-se-cobra-y-se-registra",
+];
+
+/// What the judge says of a process that aborted.
+const ABORTED: &str = "el proceso murió: abortó (señal SIGABRT: std::process::abort, un pánico dentro de otro o un error fatal del runtime de Rust)";
+
+/// Exercise 4's sequential fixed checks that never send a key again with
+/// another request.
+const ATOMIC_WITHOUT_REUSE: &[&str] = &[
+    "atomico/key-nueva-cobra-y-guarda-su-resultado",
+    "atomico/replay-devuelve-lo-guardado-sin-tocar-el-ledger",
+    "atomico/keys-distintas-se-cobran",
+];
+
+/// Round 4's kits (issue 27), graded again in the sandbox when the test
+/// runs as root.
+#[cfg(target_os = "linux")]
+const ROUND_4: &[&str] = &[
+    "AbortingServer",
+    "AbortingAtomic",
+    "HoggingReconcile",
+    "HoggingRightReconcile",
+];
 
 const CASES: &[Case] = &[
     Case {
@@ -400,7 +556,7 @@ const CASES: &[Case] = &[
             "reconciliacion/filas-de-ordenes-desconocidas",
         ],
         spares_calm_scenarios: true,
-        says: "el proceso murió: abortó (señal SIGABRT: std::process::abort, un pánico dentro de otro o un error fatal del runtime de Rust)",
+        says: ABORTED,
         shows: "el proceso murió: abortó",
     },
     Case {
@@ -408,10 +564,7 @@ const CASES: &[Case] = &[
         kit: "ExitingServer",
         exercise: Exercise::Cobro,
         kind: Kind::Crashed,
-        unharmed: &[
-            "cobro/sin-idempotencia-cada-llamada-cobra",
-            "cobro/key-nueva-se-cobra-y-se-registra",
-        ],
+        unharmed: SERVER_WITHOUT_REPLAY,
         spares_calm_scenarios: true,
         says: "el proceso murió: terminó con el estado de salida 3 (como con std::process::exit(3)) antes de entregar un resultado",
         shows: "std::process::exit(3)",
@@ -440,6 +593,36 @@ const CASES: &[Case] = &[
         shows: "«memory allocation of 4096 bytes failed",
     },
     Case {
+        what: "un pánico dentro de otro en el servidor (aborta)",
+        kit: "AbortingServer",
+        exercise: Exercise::Cobro,
+        kind: Kind::Crashed,
+        unharmed: SERVER_WITHOUT_REPLAY,
+        spares_calm_scenarios: true,
+        says: ABORTED,
+        shows: "el proceso murió: abortó",
+    },
+    Case {
+        what: "un pánico dentro de otro en el servidor compartido (aborta)",
+        kit: "AbortingAtomic",
+        exercise: Exercise::Store,
+        kind: Kind::Crashed,
+        unharmed: ATOMIC_WITHOUT_REUSE,
+        spares_calm_scenarios: false,
+        says: "el proceso murió: abortó (señal SIGABRT",
+        shows: "el proceso murió: abortó",
+    },
+    Case {
+        what: "toma un gigabyte y la CPU y no responde",
+        kit: "HoggingReconcile",
+        exercise: Exercise::Reconciliacion,
+        kind: Kind::TimedOut,
+        unharmed: &[],
+        spares_calm_scenarios: false,
+        says: "no terminó en 1 s y se detuvo: tu código no devolvió ninguna respuesta en ese tiempo",
+        shows: "sube el mínimo con --timeout",
+    },
+    Case {
         what: "imprime líneas de respuesta falsas y luego es todo!()",
         kit: "FakeAnswerReconcile",
         exercise: Exercise::Reconciliacion,
@@ -462,19 +645,28 @@ fn catalog() -> Catalog {
 }
 
 /// The judge's view of `kit`: this executable as its harness, 2 checks at a
-/// time, harness processes shared as the judge shares them.
-fn grade_kit(catalog: &Catalog, kit: &str, limit: Duration, dir: &Path) -> Result<Graded, String> {
-    let exec = executor(kit, limit, dir, Pool::default())?;
+/// time, harness processes shared as the judge shares them, isolated as
+/// `isolation` says.
+fn grade_kit(
+    catalog: &Catalog,
+    kit: &str,
+    limit: Duration,
+    dir: &Path,
+    isolation: Isolation,
+) -> Result<Graded, String> {
+    let mut exec = executor(kit, limit, dir, Pool::default())?;
+    exec.isolation = isolation;
     Ok(grading::grade(catalog, &exec, "exercises", 2))
 }
 
-/// This executable as the harness of `kit`, with `pool`.
+/// This executable as the harness of `kit`, with `pool`, isolated as a
+/// judge that is not root isolates it.
 fn executor(kit: &str, limit: Duration, dir: &Path, pool: Pool) -> Result<HarnessProcess, String> {
     Ok(HarnessProcess {
         program: std::env::current_exe().map_err(|e| e.to_string())?,
         args: vec![CHILD_FLAG.into(), kit.into(), dir.into()],
         limits: TimeLimits::new(limit),
-        sandbox: None,
+        isolation: Isolation::unsandboxed(),
         owned: None,
         pool,
         explorer: None,
@@ -492,7 +684,7 @@ fn shared_as_alone(
 ) -> Result<String, String> {
     let dir = side_folder(kit)?;
     let start = Instant::now();
-    let shared = grade_kit(catalog, kit, limit, &dir)?;
+    let shared = grade_kit(catalog, kit, limit, &dir, Isolation::unsandboxed())?;
     let took_shared = start.elapsed();
     let start = Instant::now();
     let exec = executor(kit, limit, &dir, Pool::unshared())?;
@@ -524,7 +716,7 @@ fn shared_as_alone(
 
 /// One reconciliation job: order 1 of $5 and `rows` rows of $5 for it.
 fn reconcile_job(rows: u64) -> Job {
-    Job::Reconcile {
+    Job::Reconcile(protocol::Reconcile {
         orders: vec![Order {
             id: OrderId(1),
             amount: Money::from_dollars(5),
@@ -537,7 +729,7 @@ fn reconcile_job(rows: u64) -> Job {
                 charge_id: sim::ChargeId(i),
             })
             .collect(),
-    }
+    })
 }
 
 /// An idempotent server's job: `calls` calls with the same key (two or
@@ -548,10 +740,10 @@ fn charges_job(calls: usize) -> Job {
         order_id: OrderId(1),
         amount: Money::from_dollars(5),
     };
-    Job::Charges {
+    Job::Charges(protocol::Charges {
         idempotent: true,
         calls: vec![call; calls],
-    }
+    })
 }
 
 /// Lists of jobs sent one after another to `kit`'s shared harness process
@@ -658,16 +850,16 @@ fn text_report(graded: &Graded) -> Result<String, String> {
     Ok(output::strip_colours(&report::text::render(&sheet)))
 }
 
-/// Grades `case`'s kit in harness processes and checks verdicts, score and
-/// report.
-fn judge(case: &Case, catalog: &Catalog) -> Result<String, String> {
+/// Grades `case`'s kit in harness processes isolated as `isolation` says
+/// and checks verdicts, score and report.
+fn judge(case: &Case, catalog: &Catalog, isolation: Isolation) -> Result<String, String> {
     let limit = if case.kind == Kind::TimedOut {
         TIMEOUT
     } else {
         GENEROUS
     };
     let dir = side_folder(case.kit)?;
-    let graded = grade_kit(catalog, case.kit, limit, &dir)?;
+    let graded = grade_kit(catalog, case.kit, limit, &dir, isolation)?;
     let _ = std::fs::remove_dir_all(&dir);
     let mut problems = Vec::new();
     let mut harmed = 0;
@@ -774,20 +966,22 @@ fn outside_bonus(graded: &Graded) -> (usize, usize) {
     (outside.iter().filter(|x| **x).count(), outside.len())
 }
 
-/// Grades `kit`, whose answers are all right whatever else it does, and
-/// expects full marks (within `within`, when given); then `after` looks at
-/// the kit's folder and says what else must hold.
+/// Grades `kit`, whose answers are all right whatever else it does, in
+/// harness processes isolated as `isolation` says, and expects full marks
+/// (within `within`, when given); then `after` looks at the kit's folder
+/// and says what else must hold.
 fn full_marks(
     catalog: &Catalog,
     kit: &str,
     within: Option<Duration>,
     prepare: fn(&Path) -> std::io::Result<()>,
     after: fn(&Path) -> Result<String, String>,
+    isolation: Isolation,
 ) -> Result<String, String> {
     let dir = side_folder(kit)?;
     prepare(&dir).map_err(|e| e.to_string())?;
     let start = Instant::now();
-    let graded = grade_kit(catalog, kit, GENEROUS, &dir)?;
+    let graded = grade_kit(catalog, kit, GENEROUS, &dir, isolation)?;
     let took = start.elapsed();
     let side = after(&dir);
     let _ = std::fs::remove_dir_all(&dir);
@@ -913,13 +1107,13 @@ fn main() {
         .map(|case| {
             (
                 format!("{} ({})", case.kit, case.what),
-                judge(case, &catalog),
+                judge(case, &catalog, Isolation::unsandboxed()),
             )
         })
         .collect();
     // The process kit's `sleep 30` must not hold the judge: its whole
     // grading takes about a second.
-    let side_effects: [SideEffects; 3] = [
+    let side_effects: [SideEffects; 4] = [
         (
             "ChattyReconcile",
             "megabytes de println!",
@@ -941,12 +1135,70 @@ fn main() {
             nothing_to_prepare,
             sleepers_dead,
         ),
+        (
+            "HoggingRightReconcile",
+            "toma medio gigabyte y la CPU, y responde bien",
+            None,
+            nothing_to_prepare,
+            nothing_to_see,
+        ),
     ];
-    for (kit, what, within, prepare, after) in side_effects {
+    for &(kit, what, within, prepare, after) in &side_effects {
         results.push((
             format!("{kit} ({what})"),
-            full_marks(&catalog, kit, within, prepare, after),
+            full_marks(
+                &catalog,
+                kit,
+                within,
+                prepare,
+                after,
+                Isolation::unsandboxed(),
+            ),
         ));
+    }
+    // Plain (macOS, Windows): the same verdicts with no limit but time. A
+    // grading that ends proves the kill: the judge waits for each process
+    // it kills. Not unbounded memory: only the machine would stop it.
+    for case in CASES.iter().filter(|c| c.kit != "MemoryHungryClient") {
+        results.push((
+            format!("{} ({}) sin sandbox", case.kit, case.what),
+            judge(case, &catalog, Isolation::Plain),
+        ));
+    }
+    results.push((
+        "ProcessLeavingServer (deja un proceso corriendo) sin sandbox".to_string(),
+        full_marks(
+            &catalog,
+            "ProcessLeavingServer",
+            Some(Duration::from_secs(20)),
+            nothing_to_prepare,
+            sleepers_dead,
+            Isolation::Plain,
+        ),
+    ));
+    // Round 4 again in the sandbox, as root: each harness process its own
+    // unprivileged user, as on Gradescope; the same verdicts.
+    #[cfg(target_os = "linux")]
+    match judge::runner::sandbox::Sandbox::detect() {
+        Ok(Some(sandbox)) => {
+            let confined = Isolation::Confined(Some(sandbox));
+            for case in CASES.iter().filter(|c| ROUND_4.contains(&c.kit)) {
+                results.push((
+                    format!("{} ({}) en el sandbox", case.kit, case.what),
+                    judge(case, &catalog, confined),
+                ));
+            }
+            for &(kit, what, within, prepare, after) in
+                side_effects.iter().filter(|s| ROUND_4.contains(&s.0))
+            {
+                results.push((
+                    format!("{kit} ({what}) en el sandbox"),
+                    full_marks(&catalog, kit, within, prepare, after, confined),
+                ));
+            }
+        }
+        Ok(None) => println!("(sin sandbox: no corre como root; la ronda 4 corrió sin él)"),
+        Err(e) => results.push(("el sandbox".to_string(), Err(e))),
     }
     // Shared harness processes give the verdicts of one process per list.
     // The process kit passes everything, its `sleep 30` running beside

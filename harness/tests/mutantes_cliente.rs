@@ -10,10 +10,11 @@
 //! `-- --nocapture` prints the failing checks and the catcher's
 //! explanation.
 
-mod support;
+use crate::support;
+use crate::{client, kit, mutant};
 
-use grader::fixture::Scenario;
-use grader::oracle::Expected;
+use judge::fixture::Scenario;
+use judge::oracle::Expected;
 use sim::clients::charge_with_key_per_attempt;
 use sim::{ChargeOutcome, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Payments};
 use support::mistakes::{one_attempt_too_many, one_key_for_all, retry_with_key};

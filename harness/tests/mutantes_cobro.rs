@@ -9,10 +9,11 @@
 //! `-- --nocapture` prints the failing checks and the catcher's
 //! explanation.
 
-mod support;
+use crate::support;
+use crate::{kit, mutant};
 
-use grader::fixture::Scenario;
-use grader::oracle::Expected;
+use judge::fixture::Scenario;
+use judge::oracle::Expected;
 use sim::{
     ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, OrderId, Payments,
 };

@@ -7,13 +7,14 @@
 //! `-- --nocapture` prints the failing checks and the catcher's
 //! explanation.
 
-mod support;
+use crate::support;
+use crate::{kit, mutant};
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use grader::fixture::Scenario;
-use grader::oracle::Expected;
-use grader::verdict::Verdict;
+use judge::fixture::Scenario;
+use judge::oracle::Expected;
+use judge::verdict::Verdict;
 use sim::{LedgerEntry, Money, Order, OrderId, Percent, Reconciliation};
 use support::mistakes::{counted_per_key, netted, percent_of_charged, reconcile_read_as};
 use support::{any_retry, never};

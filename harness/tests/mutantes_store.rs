@@ -7,16 +7,17 @@
 //! Graded in this process (`support::InProcess`), on exercise 4's checks.
 //! The races (two concurrent retries) are the schedule explorer's.
 //!
-//! One test per mutant: `cargo test -p harness --test mutantes_store
+//! One test per mutant: `cargo test -p harness --test suite mutantes_store::
 //! store_replay_charges_again -- --nocapture` prints the failing checks,
 //! the model's counterexample and the catcher's explanation.
 
-mod support;
+use crate::support;
+use crate::{kit, store_mistake};
 
 use std::sync::OnceLock;
 
-use grader::checks::Catalog;
-use grader::verdict::Exercise;
+use judge::checks::Catalog;
+use judge::verdict::Exercise;
 use support::{Case, never};
 
 store_mistake!(NoMistake, None);
@@ -91,16 +92,20 @@ fn the_reference_and_the_unchanged_base_get_full_marks_on_exercise_4() {
 fn the_model_check_passes_the_reference_and_catches_a_mutant_with_every_seed() {
     let reference = support::InProcess::<Reference>::default();
     let mutant = support::InProcess::<StoreReuseOtherAmount>::default();
-    for seed in [grader::checks::model::PUBLIC_SEED, 1, 7, 99, 123_456_789] {
+    for seed in [judge::checks::model::PUBLIC_SEED, 1, 7, 99, 123_456_789] {
         assert_eq!(
-            grader::checks::model::store::run(&reference, seed),
+            judge::checks::model::run::<judge::ejercicios::atomico::model::Store>(
+                &reference, seed, true
+            ),
             Ok(()),
             "seed {seed}"
         );
         assert!(
             matches!(
-                grader::checks::model::store::run(&mutant, seed),
-                Err(grader::verdict::Verdict::Counterexample { .. })
+                judge::checks::model::run::<judge::ejercicios::atomico::model::Store>(
+                    &mutant, seed, true
+                ),
+                Err(judge::verdict::Verdict::Counterexample { .. })
             ),
             "seed {seed}"
         );

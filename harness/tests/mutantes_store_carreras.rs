@@ -1,7 +1,7 @@
 //! Race mutants of exercise 4 (lesson 4, *el store atómico*): shared servers
 //! that answer every sequential script right and still let two concurrent
 //! retries charge twice. Each must be caught by the concurrent checks
-//! (`grader::checks::store_schedules`) with a trace in the lesson's words;
+//! (`judge::ejercicios::atomico::schedules`) with a trace in the lesson's words;
 //! the reference must pass them with every seed. Graded in this process,
 //! built with the explorer (`sim::sync` is shuttle's here):
 //!
@@ -11,12 +11,14 @@ use std::marker::PhantomData;
 use std::sync::Mutex as StdMutex;
 
 use grader::before_after::race;
-use grader::checks::store_schedules::{self as schedules, GENERATED, REUSE_RACE, THREE_RETRIES};
-use grader::checks::store_schedules::{REPLAYS_AFTER, TWO_KEYS, TWO_RETRIES};
-use grader::checks::{Catalog, CheckTarget};
-use grader::grading;
-use grader::runner::Execute;
-use grader::verdict::{Exercise, Verdict};
+use judge::checks::{Catalog, CheckTarget};
+use judge::ejercicios::atomico::schedules::{
+    self as schedules, GENERATED, REUSE_RACE, THREE_RETRIES,
+};
+use judge::ejercicios::atomico::schedules::{REPLAYS_AFTER, TWO_KEYS, TWO_RETRIES};
+use judge::grading;
+use judge::runner::Execute;
+use judge::verdict::{Exercise, Verdict};
 use protocol::{Job, Observation};
 use sim::sync::Mutex;
 use sim::{
@@ -276,38 +278,79 @@ impl SharedPayments for ChargerAnswersInFlight {
     }
 }
 
-/// Atomic only for the small keys the fixed checks use (K1, K2): for any
-/// other key, check-then-insert (the breaker's finding: it had full marks).
+/// A store atomic only for the keys `W` is careful with, check-then-insert
+/// for any other.
 #[derive(Debug, Default)]
-struct CarefulOnlyForSmallKeys(
+struct CarefulOnlyWith<W>(
     solutions::AtomicPaymentsServer,
     sim::non_atomic::CheckThenInsertServer,
+    PhantomData<fn() -> W>,
 );
 
-impl SharedPayments for CarefulOnlyForSmallKeys {
+/// The keys a [`CarefulOnlyWith`] store is careful with.
+trait Careful {
+    fn with(key: IdempotencyKey) -> bool;
+}
+
+impl<W: Careful> SharedPayments for CarefulOnlyWith<W> {
     fn charge(
         &self,
         key: IdempotencyKey,
         order_id: OrderId,
         amount: Money,
     ) -> Result<ChargeResult, ChargeError> {
-        if key.0 < 1000 {
+        if W::with(key) {
             self.0.charge(key, order_id, amount)
         } else {
             self.1.charge(key, order_id, amount)
         }
     }
     fn ledger(&self) -> Vec<LedgerEntry> {
-        // Only one of the two servers is used in a history of large keys;
-        // the caught case has no small key.
+        // Only one of the two servers is used in a history of keys of one
+        // kind; the caught cases have keys of one kind.
         let mut rows = self.0.ledger();
         rows.extend(self.1.ledger());
         rows
     }
 }
 
+/// Careful only with the small keys the fixed checks use (K1, K2) (the
+/// breaker's finding: it had full marks).
+#[derive(Debug, Default)]
+struct SmallKeys;
+
+impl Careful for SmallKeys {
+    fn with(key: IdempotencyKey) -> bool {
+        key.0 < 1000
+    }
+}
+
+/// Careful only with the keys of the judge's public concurrent histories:
+/// the fixed checks' and those of the generated histories of the public
+/// seed (the judge's source draws them: `store_schedules::generated`).
+/// The public run cannot tell it from an atomic store; a graded run draws
+/// its generated histories from the hidden seed (issue 27).
+#[derive(Debug, Default)]
+struct PublicKeys;
+
+impl Careful for PublicKeys {
+    fn with(key: IdempotencyKey) -> bool {
+        static KEYS: std::sync::OnceLock<std::collections::HashSet<u64>> =
+            std::sync::OnceLock::new();
+        let public = KEYS.get_or_init(|| {
+            schedules::generated(schedules::SEED, schedules::HISTORIES)
+                .iter()
+                .flat_map(|h| h.before.iter().chain(h.threads.iter().flatten()))
+                .map(|c| c.key.0)
+                .collect()
+        });
+        key.0 < 1000 || public.contains(&key.0)
+    }
+}
+
 kit!(Reference, solutions::AtomicPaymentsServer);
-kit!(SmallKeysKit, CarefulOnlyForSmallKeys);
+kit!(PublicKeysKit, CarefulOnlyWith<PublicKeys>);
+kit!(SmallKeysKit, CarefulOnlyWith<SmallKeys>);
 kit!(ChargerInFlightKit, ChargerAnswersInFlight);
 // Check-then-insert: the lookup and the insert under two separate critical
 // sections, no in-flight mark between them (lesson 4's contrast in `sim`).
@@ -553,8 +596,8 @@ fn the_mutants_pass_the_sequential_checks_and_fail_only_concurrent_ones() {
 fn one_broken_rule_is_told_once_in_the_report() {
     use grader::report::sheet::Sheet;
     use grader::report::text::{Hints, exercise_block};
-    use grader::rubric::Rubric;
-    use grader::variants::Plan;
+    use judge::rubric::Rubric;
+    use judge::variants::Plan;
     let catalog = Catalog::new(Vec::new(), &[Exercise::Store]);
     let graded = grading::grade(&catalog, &exec::<CheckThenInsertKit>(), "exercises", 2);
     let sheet = Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[]);
@@ -813,6 +856,32 @@ fn the_call_that_charged_answering_in_flight_is_caught() {
 #[test]
 fn a_store_careful_only_with_the_fixed_checks_keys_is_caught() {
     shrunk_from_the_generated_histories::<SmallKeysKit>();
+}
+
+/// A store careful only with the keys of the public concurrent histories
+/// passes every concurrent check of the public run (the attack works
+/// there: its every input is in the kit's source), and fails the
+/// generated histories of a graded run, drawn from the hidden seed.
+#[test]
+fn a_store_careful_only_with_the_public_histories_keys_fails_a_graded_run() {
+    let exec = exec::<PublicKeysKit>();
+    for &(id, _) in schedules::CHECKS {
+        assert_eq!(schedules::run(&exec, id), Ok(()), "{id}");
+    }
+    let mut graded = Catalog::new(Vec::new(), &[Exercise::Store]);
+    graded.add_model_variants(&[judge::variants::Variant::from_seed(1)]);
+    for check in graded.checks.iter().filter(|c| c.id.contains('/')) {
+        let verdict = graded.run(&exec, check);
+        if check.id == format!("atomico/{GENERATED}") {
+            assert!(
+                matches!(verdict, Verdict::Counterexample { .. }),
+                "{}: {verdict:?}",
+                check.id
+            );
+        } else if matches!(check.target, CheckTarget::Fixed(_)) {
+            assert_eq!(verdict, Verdict::Passed, "{}", check.id);
+        }
+    }
 }
 
 /// The hint of a second charge says what the thread that charged saw of

@@ -7,19 +7,20 @@
 //!
 //! Each mistake is the reference with one change, graded in this process
 //! (`support::InProcess`) and rendered as the text report renders it.
-//! `cargo test -p harness --test pistas -- --nocapture` prints every block.
+//! `cargo test -p harness --test suite pistas:: -- --nocapture` prints every block.
 
-mod support;
+use crate::support;
+use crate::{client, kit, store_mistake};
 
 use std::collections::HashMap;
 
-use grader::checks::Catalog;
-use grader::grading::Graded;
 use grader::report::sheet::Sheet;
 use grader::report::text::{Hints, exercise_block};
-use grader::rubric::Rubric;
-use grader::variants::Plan;
-use grader::verdict::Exercise;
+use judge::checks::Catalog;
+use judge::grading::Graded;
+use judge::rubric::Rubric;
+use judge::variants::Plan;
+use judge::verdict::Exercise;
 use sim::clients::charge_with_key_per_attempt;
 use sim::{
     ChargeId, ChargeOutcome, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, Order,

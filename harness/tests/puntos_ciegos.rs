@@ -7,7 +7,7 @@
 //! must catch each one, with a shrunk counterexample of a handful of steps.
 //!
 //! Issue 15 adds one per range the generators gained (see the domain table
-//! in `grader/src/checks/model/mod.rs`), each written against the old
+//! in `judge/src/checks/model.rs`), each written against the old
 //! generators' limits: a store keyed by the key folded to 32 bits, a store
 //! that forgets past 65,536 keys and charge ids counted in a `u16` (only the
 //! fixed history of 100,000 keys reaches them: a large case, reported
@@ -23,17 +23,18 @@
 //! attempts, every response lost), and a reconciliation that joins by
 //! `order_id.0 as u32` (rows of unknown order `id + 2^32`).
 //!
-//! `cargo test -p harness --test puntos_ciegos -- --nocapture` prints, per
+//! `cargo test -p harness --test suite puntos_ciegos:: -- --nocapture` prints, per
 //! mutant, the checks that catch it (fixed, scenario, model-based) and the
 //! shrunk trace.
 
-mod support;
+use crate::support;
+use crate::{client, kit};
 
 use std::collections::{BTreeMap, HashMap};
 
-use grader::checks::CheckTarget;
-use grader::grading::Graded;
-use grader::verdict::{Exercise, Verdict};
+use judge::checks::CheckTarget;
+use judge::grading::Graded;
+use judge::verdict::{Exercise, Verdict};
 use sim::{
     ChargeId, ChargeOutcome, ChargeResult, IdempotencyKey, LedgerEntry, Money, Order, OrderId,
     Payments, Percent, Reconciliation,

@@ -4,22 +4,22 @@
 //! same verdict. Graded by the judge's checks in this process. (Moved from
 //! `grader/tests/variantes.rs`: the judge no longer links implementations.)
 
-#[path = "../../grader/tests/informes/mod.rs"]
-mod informes;
+use crate::informes;
 
-mod support;
+use crate::kit;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use clap::Parser;
-use grader::checks::Catalog;
 use grader::cli::Cli;
 use grader::report::sheet::Sheet;
-use grader::rubric::Rubric;
-use grader::variants::Plan;
-use grader::verdict::Exercise;
 use informes::{args_of, fixtures, reproduction};
+use judge::checks::Catalog;
+use judge::rubric::Rubric;
+use judge::variants::Plan;
+use judge::verdict::Exercise;
 use sim::{Kit, LedgerEntry, Money, Order, Reconciliation};
 use solutions::Solutions;
 

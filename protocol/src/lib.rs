@@ -10,27 +10,97 @@
 //! about its own behaviour, which the judge grades like any wrong answer.
 
 //!
-//! Each exercise's own types live in its module ([`charges`] for exercise
-//! 1, [`client`] for exercise 2, [`shared`] for exercise 4; exercise 3
-//! answers with `sim::Reconciliation`), the worlds where they run together in [`world`];
-//! all are re-exported here. A new exercise adds its module, one [`Job`] and
-//! one [`Observation`] variant wrapping its own types, and its arm in
-//! [`Job::work`].
+//! Each exercise's own jobs and answers live in the module named after its
+//! id ([`cobro`], [`cliente`], [`reconciliacion`], [`atomico`]); the worlds
+//! where they run together in [`world`]. Each job is a type that names its
+//! answer's ([`Request`]): the judge asks with a job and gets its answer's
+//! type back, the harness answers a job with a function that returns that
+//! type, so a job paired with another job's answer does not compile. The
+//! wire carries them in [`Job`] and [`Observation`].
 
-pub mod charges;
-pub mod client;
+pub mod atomico;
+pub mod cliente;
+pub mod cobro;
 pub mod lesson;
-pub mod schedules;
-pub mod shared;
+pub mod reconciliacion;
 pub mod world;
 
 use serde::{Deserialize, Serialize};
-use sim::{Fleet, LedgerEntry, Order, Reconciliation};
+use sim::Reconciliation;
 
-pub use charges::{Answered, Call};
-pub use client::{OrderRun, Sent, runs};
-pub use shared::SharedAnswered;
-pub use world::{ClientKind, TracedCall, WorldRun, WorldTrace};
+pub use atomico::schedules;
+pub use atomico::{Shared, SharedAnswered};
+pub use cliente::{Client, ClientRun, OrderRun, Sent, runs};
+pub use cobro::{Answered, Call, Charges, Played};
+pub use reconciliacion::{Reconcile, ReconcileFleet};
+pub use schedules::Schedules;
+pub use world::{ClientKind, Trace, TracedCall, World, WorldRun, WorldTrace};
+
+/// A job for the harness, paired with the type of what answers it.
+///
+/// The judge reads an answer as its job's answer type, and nothing else:
+///
+/// ```
+/// use protocol::{Charges, Observation, Played, Request};
+/// let o = Observation::Charges(Played { answers: Vec::new(), ledger: Vec::new() });
+/// let played: Option<Played> = Charges::answer_of(o);
+/// assert!(played.is_some());
+/// ```
+///
+/// Reading it as another job's answer does not compile:
+///
+/// ```compile_fail,E0308
+/// use protocol::{Charges, Observation, Played, Request};
+/// let o = Observation::Charges(Played { answers: Vec::new(), ledger: Vec::new() });
+/// let wrong: Option<sim::Reconciliation> = Charges::answer_of(o);
+/// ```
+///
+/// and neither does answering a job with another job's answer:
+///
+/// ```compile_fail,E0308
+/// use protocol::{Charges, Request};
+/// let _ = Charges::observation(sim::Reconciliation::default());
+/// ```
+pub trait Request: Sized {
+    /// What the harness observed running it.
+    type Answer;
+    /// What answers it, in Spanish, for the message that says a harness
+    /// answered with something else (`las respuestas de un guion de cobros`).
+    const ANSWER: &'static str;
+    /// The job as the wire carries it.
+    fn into_job(self) -> Job;
+    /// The answer in `o` when `o` is of this job's kind; `None` otherwise (a
+    /// harness that answers with another kind is wrong, and the judge says
+    /// so).
+    fn answer_of(o: Observation) -> Option<Self::Answer>;
+    /// The observation that carries `answer` (the harness's side).
+    fn observation(answer: Self::Answer) -> Observation;
+}
+
+/// `impl Request for $req` with answer `$answer` (described as `$what`),
+/// carried by `Job::$req` and `Observation::$obs`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! request {
+    ($req:ident => $answer:ty, $obs:ident, $what:literal) => {
+        impl Request for $req {
+            type Answer = $answer;
+            const ANSWER: &'static str = $what;
+            fn into_job(self) -> Job {
+                Job::$req(self)
+            }
+            fn answer_of(o: Observation) -> Option<$answer> {
+                match o {
+                    Observation::$obs(a) => Some(a),
+                    _ => None,
+                }
+            }
+            fn observation(answer: $answer) -> Observation {
+                Observation::$obs(answer)
+            }
+        }
+    };
+}
 
 /// The prefix of an answer line on the harness's stdout. Anything else the
 /// implementation prints is ignored.
@@ -49,90 +119,26 @@ pub fn parse_out_of_memory_line(line: &str) -> Option<u64> {
     line.strip_prefix(OUT_OF_MEMORY_MARKER)?.trim().parse().ok()
 }
 
-/// One thing for the harness to run against the implementation.
+/// One thing for the harness to run against the implementation: a
+/// [`Request`] of one of the exercises or worlds, as the wire carries it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Job {
-    /// Exercise 1: a new server (`idempotent` chooses the world), then every
-    /// call in order. Answered by [`Observation::Charges`].
-    Charges {
-        /// The world: with (`true`) or without idempotency.
-        idempotent: bool,
-        /// The calls, in order.
-        calls: Vec<Call>,
-    },
-    /// Exercise 2: the implementation's client charges every order of
-    /// `fleet` (its network, its key source, its `max_attempts`) against
-    /// lesson 2's idempotent server ([`lesson::Server`], a real ledger and
-    /// store), every call recorded. Answered by [`Observation::Client`].
-    Client {
-        /// Orders, losses, `max_attempts` and key seed.
-        fleet: Fleet,
-        /// Orders to charge instead of the fleet's own (e.g. two operations
-        /// with the same order id and amount); `None` for the fleet's.
-        orders: Option<Vec<Order>>,
-    },
-    /// Exercise 3 over these orders and ledger. Answered by
-    /// [`Observation::Reconciled`].
-    Reconcile {
-        /// The intention.
-        orders: Vec<Order>,
-        /// The ledger.
-        ledger: Vec<LedgerEntry>,
-    },
-    /// Exercise 3 over `fleet`'s orders and the ledger lesson 2's server
-    /// leaves for it ([`lesson::ledger`]): a fleet's ledger can be millions
-    /// of rows, too many to send. Answered by [`Observation::Reconciled`].
-    ReconcileFleet {
-        /// The fleet.
-        fleet: Fleet,
-        /// Which world's ledger.
-        idempotent: bool,
-    },
-    /// One world of `fleet`: the implementation's server, the chosen client
-    /// and, when `reconcile`, the implementation's reconciliation. Answered
-    /// by [`Observation::World`].
-    World {
-        /// The fleet.
-        fleet: Fleet,
-        /// The world: with (`true`) or without idempotency.
-        idempotent: bool,
-        /// Who charges the orders.
-        client: ClientKind,
-        /// Whether to reconcile the ledger with the implementation's
-        /// exercise 3.
-        reconcile: bool,
-    },
-    /// Exercise 4 (lesson 4's atomic store), sequentially: a new shared
-    /// server (`Kit::new_atomic_server`), then every call in order from one
-    /// thread. Answered by [`Observation::Shared`].
-    Shared {
-        /// The calls, in order.
-        calls: Vec<Call>,
-    },
-    /// One world of `fleet` like [`Job::World`] (reconciled), traced call by
-    /// call for `grader ver`: every call the server received and the ledger
-    /// it left. Answered by [`Observation::Trace`].
-    Trace {
-        /// The fleet.
-        fleet: Fleet,
-        /// The world: with (`true`) or without idempotency.
-        idempotent: bool,
-        /// Who charges the orders.
-        client: ClientKind,
-    },
-    /// Exercise 4 (lesson 4): `history` on new shared servers of the
-    /// implementation under the schedule explorer, one server per schedule.
-    /// Only the explorer's harness (`harness-explorador`) answers it, with
-    /// [`Observation::Schedules`].
-    Schedules {
-        /// The calls and threads.
-        history: schedules::History,
-        /// Which schedules.
-        explore: schedules::Exploration,
-        /// Whose server (the implementation's unless said).
-        #[serde(default)]
-        server: schedules::Server,
-    },
+    /// Exercise 1: [`cobro::Charges`].
+    Charges(Charges),
+    /// Exercise 2: [`cliente::Client`].
+    Client(Client),
+    /// Exercise 3: [`reconciliacion::Reconcile`].
+    Reconcile(Reconcile),
+    /// Exercise 3 over a fleet: [`reconciliacion::ReconcileFleet`].
+    ReconcileFleet(ReconcileFleet),
+    /// One world of a fleet: [`world::World`].
+    World(World),
+    /// Exercise 4, from one thread: [`atomico::Shared`].
+    Shared(Shared),
+    /// One world traced call by call: [`world::Trace`].
+    Trace(Trace),
+    /// Exercise 4 under the schedule explorer: [`schedules::Schedules`].
+    Schedules(Schedules),
 }
 
 impl Job {
@@ -140,49 +146,39 @@ impl Job {
     /// code or rows it must read: the judge's time limit grows with it.
     pub fn work(&self) -> u64 {
         match self {
-            Job::Charges { calls, .. } | Job::Shared { calls } => calls.len() as u64,
-            Job::Client {
+            Job::Charges(Charges { calls, .. }) | Job::Shared(Shared { calls }) => {
+                calls.len() as u64
+            }
+            Job::Client(Client {
                 orders: Some(orders),
                 fleet,
-            } => orders.len() as u64 * u64::from(fleet.max_attempts.max(1)),
-            Job::Client { fleet, .. }
-            | Job::ReconcileFleet { fleet, .. }
-            | Job::World { fleet, .. }
-            | Job::Trace { fleet, .. } => {
+            }) => orders.len() as u64 * u64::from(fleet.max_attempts.max(1)),
+            Job::Client(Client { fleet, .. })
+            | Job::ReconcileFleet(ReconcileFleet { fleet, .. })
+            | Job::World(World { fleet, .. })
+            | Job::Trace(Trace { fleet, .. }) => {
                 fleet.order_count() * u64::from(fleet.max_attempts.max(1))
             }
-            Job::Reconcile { orders, ledger } => (orders.len() + ledger.len()) as u64,
+            Job::Reconcile(Reconcile { orders, ledger }) => (orders.len() + ledger.len()) as u64,
             // A schedule costs about what a few hundred plain calls do.
-            Job::Schedules {
+            Job::Schedules(Schedules {
                 history, explore, ..
-            } => history.call_count() as u64 * u64::from(explore.schedules()) * 200,
+            }) => history.call_count() as u64 * u64::from(explore.schedules()) * 200,
         }
     }
 }
 
-/// What the harness observed running one job.
+/// What the harness observed running one job: the [`Request::Answer`] of
+/// its kind, as the wire carries it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Observation {
     /// [`Job::Charges`]: every answer, then the final ledger.
-    Charges {
-        /// One per call.
-        answers: Vec<Answered>,
-        /// `ledger()` after the last call.
-        ledger: Vec<LedgerEntry>,
-    },
+    Charges(Played),
     /// [`Job::Shared`]: every answer, each with the ledger after it.
-    Shared {
-        /// One per call, in order.
-        answers: Vec<SharedAnswered>,
-    },
+    Shared(Vec<SharedAnswered>),
     /// [`Job::Client`]: one entry per order, and the attempts the network
     /// carried in all.
-    Client {
-        /// Per order, in order.
-        orders: Vec<OrderRun>,
-        /// `network.attempts()` at the end.
-        attempts: u64,
-    },
+    Client(ClientRun),
     /// [`Job::Reconcile`] and [`Job::ReconcileFleet`].
     Reconciled(Reconciliation),
     /// [`Job::World`].
@@ -285,7 +281,7 @@ mod tests {
 
     #[test]
     fn an_answer_line_round_trips_after_unterminated_output() {
-        let answer: Answer = Ok(Observation::Charges {
+        let answer: Answer = Ok(Observation::Charges(Played {
             answers: vec![Answered {
                 result: ChargeResult {
                     charge_id: ChargeId(1),
@@ -295,7 +291,7 @@ mod tests {
                 rows: 1,
             }],
             ledger: Vec::new(),
-        });
+        }));
         let line = format!("printed without newline{}", answer_line(&answer));
         assert_eq!(parse_answer_line(&line), Some(Ok(answer)));
         assert_eq!(parse_answer_line("hola"), None);
@@ -304,18 +300,18 @@ mod tests {
     #[test]
     fn a_job_line_is_one_line_and_round_trips() {
         let jobs = vec![
-            Job::Charges {
+            Job::Charges(Charges {
                 idempotent: true,
                 calls: vec![Call {
                     key: IdempotencyKey(u64::MAX),
                     order_id: OrderId(7),
                     amount: Money::from_cents(1),
                 }],
-            },
-            Job::Reconcile {
+            }),
+            Job::Reconcile(Reconcile {
                 orders: Vec::new(),
                 ledger: Vec::new(),
-            },
+            }),
         ];
         let line = job_line(&jobs);
         assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
@@ -328,20 +324,20 @@ mod tests {
 
     #[test]
     fn work_counts_calls_and_attempts() {
-        let fleet = Fleet::generated(1000, (10, 500), 0.15, 4, 42, sim::StreamKind::Cpython);
+        let fleet = sim::Fleet::generated(1000, (10, 500), 0.15, 4, 42, sim::StreamKind::Cpython);
         assert_eq!(
-            Job::Client {
+            Job::Client(Client {
                 fleet,
                 orders: None
-            }
+            })
             .work(),
             4000
         );
         assert_eq!(
-            Job::Reconcile {
+            Job::Reconcile(Reconcile {
                 orders: Vec::new(),
                 ledger: Vec::new()
-            }
+            })
             .work(),
             0
         );

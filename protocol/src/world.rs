@@ -1,13 +1,44 @@
 //! The lesson's worlds, where the exercises run together: a fleet charged
-//! by a chosen client against the implementation's server
-//! ([`crate::Job::World`], [`crate::Job::Trace`]).
+//! by a chosen client against the implementation's server ([`World`],
+//! [`Trace`]).
 
 use serde::{Deserialize, Serialize};
-use sim::{LedgerEntry, Money, Reconciliation};
+use sim::{Fleet, LedgerEntry, Money, Reconciliation};
 
-use crate::Call;
+use crate::{Call, Job, Observation, Request};
 
-/// Which client charges the orders of a [`Job::World`].
+/// One world of `fleet`: the implementation's server, the chosen client and,
+/// when `reconcile`, the implementation's reconciliation. Answered by a
+/// [`WorldRun`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct World {
+    /// The fleet.
+    pub fleet: Fleet,
+    /// The world: with (`true`) or without idempotency.
+    pub idempotent: bool,
+    /// Who charges the orders.
+    pub client: ClientKind,
+    /// Whether to reconcile the ledger with the implementation's exercise 3.
+    pub reconcile: bool,
+}
+
+/// One world of `fleet` like [`World`] (reconciled), traced call by call for
+/// `grader ver`: every call the server received and the ledger it left.
+/// Answered by a [`WorldTrace`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    /// The fleet.
+    pub fleet: Fleet,
+    /// The world: with (`true`) or without idempotency.
+    pub idempotent: bool,
+    /// Who charges the orders.
+    pub client: ClientKind,
+}
+
+crate::request!(World => WorldRun, World, "las cifras de un mundo");
+crate::request!(Trace => WorldTrace, Trace, "el rastro de un mundo");
+
+/// Which client charges the orders of a [`World`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ClientKind {
     /// Lesson 2's own loop (`client_charge`) with one key per operation: the
@@ -20,7 +51,7 @@ pub enum ClientKind {
     KeyPerAttempt,
 }
 
-/// The figures of one world run by [`Job::World`].
+/// The figures of one world run by [`World`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorldRun {
     /// Attempts the network carried.
@@ -35,7 +66,7 @@ pub struct WorldRun {
     pub reconciliation: Option<Reconciliation>,
 }
 
-/// One call the server received in a [`Job::Trace`], in the order of the
+/// One call the server received in a [`Trace`], in the order of the
 /// run, with the ledger's size right after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TracedCall {
@@ -45,10 +76,10 @@ pub struct TracedCall {
     pub rows: u32,
 }
 
-/// A world run call by call ([`Job::Trace`]).
+/// A world run call by call ([`Trace`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorldTrace {
-    /// The figures, reconciled, as [`Job::World`] gives them.
+    /// The figures, reconciled, as [`World`] gives them.
     pub run: WorldRun,
     /// How many calls the client made for each order of the fleet, in order
     /// (the calls of order `i` follow those of orders `0..i` in `calls`).

@@ -3,7 +3,7 @@
 //! expected curve. Drawn with plotters' pure-SVG backend (no system
 //! libraries, no fonts: the browser lays out the text).
 
-use crate::fixture::Scenario;
+use judge::fixture::Scenario;
 use plotters::prelude::*;
 
 use crate::before_after::sweep::{self, SweepPoint};
@@ -203,7 +203,7 @@ mod tests {
     use super::*;
     use crate::before_after::comparison::Worlds;
     use crate::before_after::fleet::{self, FleetArgs};
-    use crate::figures::WorldFigures;
+    use judge::figures::WorldFigures;
     use sim::Money;
 
     /// The title names whose code was measured in the student's words, not

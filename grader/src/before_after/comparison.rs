@@ -10,7 +10,7 @@ use serde_json::json;
 use sim::Money;
 use sim::money::group_thousands;
 
-use crate::fixture::Scenario;
+use judge::fixture::Scenario;
 
 use crate::before_after::fleet;
 use crate::progress::Progress;
@@ -20,9 +20,9 @@ use std::time::Duration;
 
 use protocol::ClientKind;
 
-pub use crate::figures::WorldFigures;
-use crate::runner::{self, Execute};
-use crate::verdict::Verdict;
+pub use judge::figures::WorldFigures;
+use judge::runner::{self, Execute};
+use judge::verdict::Verdict;
 
 /// Both worlds of one fleet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,9 +98,12 @@ pub fn explain_failure(what: &str, verdict: &Verdict) -> ExitCode {
         text.push_str(&format!("  {line}\n"));
     }
     let next = if matches!(verdict, Verdict::Pending { .. }) {
-        "Completa los tres ejercicios (`cargo run -p grader` te dice cuáles faltan)."
+        format!(
+            "Completa los {} ejercicios (`cargo run -p grader` te dice cuáles faltan).",
+            judge::catalog::course_count_in_words()
+        )
     } else {
-        "Corre `cargo run -p grader` para ver qué verificación falla."
+        "Corre `cargo run -p grader` para ver qué verificación falla.".to_string()
     };
     text.push_str(&format!("  {next}\n"));
     eprint!("{text}");

@@ -4,11 +4,11 @@
 
 use std::path::PathBuf;
 
-use crate::fixture::{MAX_AMOUNT_DOLLARS, MAX_ATTEMPTS, MAX_ORDERS};
 use clap::Args;
+use judge::fixture::{MAX_AMOUNT_DOLLARS, MAX_ATTEMPTS, MAX_ORDERS};
 use sim::{LossSpec, OrdersSpec, StreamKind};
 
-use crate::fixture::Scenario;
+use judge::fixture::Scenario;
 
 /// The fixture both commands run when none is named: the lesson's fleet.
 pub const DEFAULT_FIXTURE: &str = "flota-1000";
@@ -34,7 +34,7 @@ pub struct FleetArgs {
     /// Semilla S: los montos salen del stream con semilla S y las pérdidas
     /// del stream con semilla S + 1 (los 42 y 43 de la lección); las keys
     /// también usan S.
-    #[arg(long, value_name = "S", value_parser = crate::variants::parse_seed)]
+    #[arg(long, value_name = "S", value_parser = judge::variants::parse_seed)]
     pub semilla: Option<u64>,
 
     /// Monto mínimo de una orden, en dólares enteros (la lección: 10).
@@ -72,9 +72,9 @@ pub fn load(
     extra_dirs: &[PathBuf],
     flags: &FleetArgs,
 ) -> Result<Scenario, String> {
-    let path = crate::fixture::resolve(name.unwrap_or(DEFAULT_FIXTURE), extra_dirs)?;
+    let path = judge::fixture::resolve(name.unwrap_or(DEFAULT_FIXTURE), extra_dirs)?;
     let mut scenario = Scenario::load(&path).map_err(|mut e| {
-        e.file = crate::paths::display(&e.file).into();
+        e.file = judge::paths::display(&e.file).into();
         e.to_string()
     })?;
     apply(&mut scenario, flags)?;

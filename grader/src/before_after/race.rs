@@ -16,11 +16,11 @@
 use serde_json::json;
 use sim::Money;
 
-use crate::checks::store_schedules::{self as schedules, Broken};
-use crate::runner::{self, Execute};
-use crate::verdict::Verdict;
-use protocol::Job;
-use protocol::schedules::{Exploration, History, Outcome, Server};
+use judge::ejercicios::atomico::schedules::{self as schedules, Broken};
+use judge::runner::{self, Execute};
+use judge::verdict::Verdict;
+use protocol::Request;
+use protocol::schedules::{Exploration, History, Outcome, Schedules, Server};
 
 /// What the correct charge is: Ana's $500, once.
 const ANA: i64 = 500;
@@ -102,12 +102,15 @@ pub fn run(h: &dyn Execute) -> Result<Race, Verdict> {
         threads: vec![vec![ana], vec![ana]],
     };
     let explorer = schedules::explorer_of(h, &history)?;
-    let every = |server: Server| Job::Schedules {
-        history: history.clone(),
-        explore: Exploration::Exhaustive {
-            limit: schedules::EXHAUSTIVE_LIMIT,
-        },
-        server,
+    let every = |server: Server| {
+        Schedules {
+            history: history.clone(),
+            explore: Exploration::Exhaustive {
+                limit: schedules::EXHAUSTIVE_LIMIT,
+            },
+            server,
+        }
+        .into_job()
     };
     let mut answers = explorer
         .execute(&[

@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::json;
 use sim::money::group_thousands;
 
-use crate::fixture::Scenario;
+use judge::fixture::Scenario;
 
 use crate::before_after::comparison::{WorldFigures, Worlds};
 use crate::before_after::fleet;

@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use crate::fixture::Scenario;
+use judge::fixture::Scenario;
 
 use crate::before_after::chart;
 use crate::before_after::comparison;
@@ -13,8 +13,8 @@ use crate::before_after::sweep::{self, SweepPoint};
 use crate::cli::{BarridoArgs, Cli};
 use crate::commands;
 use crate::progress::Progress;
-use crate::runner::build::Implementation;
-use crate::{output, paths};
+use judge::runner::build::Implementation;
+use judge::{output, paths};
 
 /// Runs `barrido` with implementation `K`: exit 0 with the table (and the
 /// chart), 1 when the student's code could not run, 2 for a bad fixture,
@@ -37,7 +37,7 @@ pub fn run(cli: &Cli, args: &BarridoArgs) -> ExitCode {
     };
     if let Some(path) = &args.svg {
         let written = chart::svg(&scenario, which.crate_name(), &points)
-            .and_then(|svg| std::fs::write(path, svg).map_err(|e| crate::output::io_error(&e)));
+            .and_then(|svg| std::fs::write(path, svg).map_err(|e| judge::output::io_error(&e)));
         match written {
             Ok(()) => eprintln!("grader: gráfico escrito en {}", paths::display(path)),
             Err(e) => {

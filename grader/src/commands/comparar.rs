@@ -5,15 +5,15 @@
 
 use std::process::ExitCode;
 
-use crate::fixture::Scenario;
+use judge::fixture::Scenario;
 
 use crate::before_after::comparison::{self, Worlds};
 use crate::before_after::{fleet, race};
 use crate::cli::{Cli, CompararArgs};
 use crate::commands;
-use crate::output;
 use crate::progress::Progress;
-use crate::runner::Execute;
+use judge::output;
+use judge::runner::Execute;
 
 /// Runs `comparar` with implementation `K`: exit 0 with the table (or JSON),
 /// 1 when the student's code could not run (pending, panic, time limit), 2

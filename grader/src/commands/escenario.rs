@@ -4,16 +4,16 @@
 
 use std::process::ExitCode;
 
-use crate::fixture::{self, Scenario};
+use judge::fixture::{self, Scenario};
 use similar::{ChangeTag, TextDiff};
 
 use crate::cli::Cli;
 use crate::commands::{self, fixture_failure};
-use crate::runner::build::Implementation;
-use crate::runner::{self, Execute};
 use crate::tables::{self, ScenarioRuns};
-use crate::verdict::Verdict;
-use crate::{output, paths};
+use judge::runner::build::Implementation;
+use judge::runner::{self, Execute};
+use judge::verdict::Verdict;
+use judge::{output, paths};
 use protocol::ClientKind;
 
 /// The name of the concurrent scenario (lesson 4): two retries of one key at

@@ -6,22 +6,23 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::checks::Catalog;
 use crate::cli::Cli;
 use crate::commands::{chosen, fixture_message, harness_without};
-use crate::fixture;
 use crate::report;
 use crate::report::gradescope::FIXED_TIME_ENV;
 use crate::report::sheet::Sheet;
-use crate::rubric::Rubric;
-use crate::runner::build::Implementation;
-use crate::runner::cleanup;
-use crate::runner::diagnostics::Cause;
-use crate::runner::process::HarnessProcess;
-use crate::runner::sandbox::Sandbox;
-use crate::variants::Plan;
-use crate::verdict::Exercise;
-use crate::{grading, output, paths, policy, submission, verdict_cache};
+use crate::verdict_cache;
+use judge::checks::Catalog;
+use judge::fixture;
+use judge::rubric::Rubric;
+use judge::runner::build::Implementation;
+use judge::runner::cleanup;
+use judge::runner::diagnostics::Cause;
+use judge::runner::isolation::Isolation;
+use judge::runner::process::HarnessProcess;
+use judge::variants::Plan;
+use judge::verdict::Exercise;
+use judge::{grading, output, paths, policy, submission};
 
 /// Grades the implementation `cli` chooses and writes the report
 /// (`--format`, `--output`). Exit 0 when every check passed, 1 otherwise
@@ -151,8 +152,9 @@ impl Setup {
             Rubric::from_option(cli.rubric.as_ref()).map_err(|e| Refusal(e.to_string()))?;
         check_rubric_ids(&rubric, &catalog.scenarios, &plan)?;
         // As root, no sandbox is a refusal of the judge's, before anything
-        // compiles (not a report that blames the student's code).
-        Sandbox::detect().map_err(Refusal)?;
+        // compiles (not a report that blames the student's code); plain
+        // (macOS, Windows, KIT_SIN_SANDBOX=1), its one line on stderr.
+        Isolation::detect().map_err(Refusal)?;
         Ok(Setup {
             catalog,
             plan,
@@ -215,9 +217,18 @@ impl Setup {
         let started = Instant::now();
         let root = paths::repo_root();
         let review = self.review(&root);
-        let key_now = || verdict_cache::Key::of(cli, &root, self.which, &self.catalog, &review);
-        let key = if reuse { key_now() } else { None };
-        if let Some(graded) = key.and_then(|k| k.recall(cli, &root, self.which, &self.catalog)) {
+        let options = verdict_options(cli, self.which);
+        let cached = reuse && verdict_cache::applies(cli.format);
+        let key_now = || {
+            cached
+                .then(|| verdict_cache::Key::of(options, &root, &self.catalog, &review))
+                .flatten()
+        };
+        let key = key_now();
+        // `--de-nuevo` reuses nothing, and stores under the same key.
+        if !cli.again
+            && let Some(graded) = key.and_then(|k| k.recall(&root, self.which, &self.catalog))
+        {
             let mut run = self.score(cli, graded, None, started);
             run.recalled = true;
             return run;
@@ -249,8 +260,8 @@ impl Setup {
     /// builds one per submission, in the submission's copy of the kit, and
     /// reviews it first); `started` is when the run began; `workers` checks
     /// run at a time. Code that does not compile is an ordinary run (every
-    /// check [`crate::verdict::Verdict::NotCompiled`]); a refused
-    /// exercise's checks are [`crate::verdict::Verdict::Refused`].
+    /// check [`judge::verdict::Verdict::NotCompiled`]); a refused
+    /// exercise's checks are [`judge::verdict::Verdict::Refused`].
     pub fn grade_built(
         &self,
         cli: &Cli,
@@ -317,7 +328,7 @@ impl Setup {
 /// One line naming the rubric's file and the first unknown id.
 fn check_rubric_ids(
     rubric: &Rubric,
-    scenarios: &[crate::fixture::Scenario],
+    scenarios: &[judge::fixture::Scenario],
     plan: &Plan,
 ) -> Result<(), Refusal> {
     let mut all = Catalog::new(scenarios.to_vec(), &[]);
@@ -326,7 +337,7 @@ fn check_rubric_ids(
         .iter()
         .filter(|c| {
             let name = c.id.split_once('/').map_or("", |(_, n)| n);
-            plan.find(crate::checks::variant_name(name)).is_none()
+            plan.find(judge::checks::variant_name(name)).is_none()
                 && !rubric.is_bonus(c.exercise.id())
         })
         .map(|c| c.id.clone())
@@ -338,7 +349,7 @@ fn check_rubric_ids(
             rubric.source
         )));
     }
-    let total: crate::rubric::Points = visible
+    let total: judge::rubric::Points = visible
         .iter()
         .map(|id| {
             rubric
@@ -347,7 +358,7 @@ fn check_rubric_ids(
                 .map_or(rubric.unlisted.points, |e| e.points)
         })
         .sum();
-    if total != crate::rubric::Points::whole(100) {
+    if total != judge::rubric::Points::whole(100) {
         eprintln!(
             "grader: aviso: la rúbrica {} da {total} puntos a las verificaciones (sin las variantes ocultas ni el bonus), no 100",
             rubric.source
@@ -363,6 +374,18 @@ pub fn exercises(cli: &Cli) -> Vec<Exercise> {
         .into_iter()
         .filter(|e| cli.exercises.iter().any(|name| name == e.id()))
         .collect()
+}
+
+/// The options of `cli` that can change a verdict of `which`, for the
+/// verdict cache's key ([`verdict_cache::Options`] goes through the others
+/// and why they are not there); the sandbox as [`Isolation::detect`] found
+/// it.
+fn verdict_options(cli: &Cli, which: Implementation) -> verdict_cache::Options {
+    verdict_cache::Options {
+        which,
+        timeout: cli.timeout,
+        sandboxed: judge::runner::isolation::sandboxed(),
+    }
 }
 
 /// The arguments a reproduction command repeats: `--solutions` and a
@@ -404,7 +427,39 @@ fn usage_failure(message: &str) -> ExitCode {
 pub fn plan(cli: &Cli) -> Result<Plan, String> {
     let secret = match cli.seed_from_file {
         Some(seed) => Some(seed.to_string()),
-        None => std::env::var(crate::variants::SECRET_SEED_ENV).ok(),
+        None => std::env::var(judge::variants::SECRET_SEED_ENV).ok(),
     };
     Plan::from_parts(cli.variants, cli.seed, &cli.variant, secret)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn options(line: &str) -> crate::verdict_cache::Options {
+        let cli = Cli::parse_from(std::iter::once("grader").chain(line.split_whitespace()));
+        verdict_options(&cli, Implementation::Exercises)
+    }
+
+    /// Of the command line, only `--timeout` is a verdict option here (the
+    /// graded crate comes from `--solutions` through `chosen`, the checks
+    /// from the catalog): how the report is written, its rubric and
+    /// `--de-nuevo` leave the key's options as they are.
+    #[test]
+    fn only_the_time_limit_of_the_command_line_is_a_verdict_option() {
+        let base = options("");
+        assert_eq!(base.timeout, std::time::Duration::from_secs(5));
+        for line in [
+            "--de-nuevo",
+            "--no-cache",
+            "--output informe.txt",
+            "--formato gradescope",
+            "--rubrica otra.toml",
+        ] {
+            assert_eq!(options(line), base, "{line}");
+        }
+        assert_ne!(options("--timeout 6"), base);
+        assert_eq!(options("--limite 6"), options("--timeout 6"));
+    }
 }

@@ -7,19 +7,19 @@
 
 use std::process::ExitCode;
 
-use crate::checks::store_schedules;
 use crate::cli::{Cli, RepetirArgs};
 use crate::commands;
-use crate::verdict::Verdict;
+use judge::ejercicios::atomico::schedules;
+use judge::verdict::Verdict;
 
 /// Runs `repetir-horario`: exit 0 when the schedule keeps lesson 4's rules,
 /// 1 when it breaks them or the code could not run, 2 for a bad history or
 /// schedule.
 pub fn run(cli: &Cli, args: &RepetirArgs) -> ExitCode {
-    let parsed = store_schedules::parse_history(&args.historia, args.antes.as_deref())
+    let parsed = schedules::parse_history(&args.historia, args.antes.as_deref())
         .map_err(|e| format!("HISTORIA: {e}"))
         .and_then(|h| {
-            store_schedules::parse_schedule(&args.horario)
+            schedules::parse_schedule(&args.horario)
                 .map(|s| (h, s))
                 .map_err(|e| format!("--horario: {e}"))
         });
@@ -38,7 +38,7 @@ pub fn run(cli: &Cli, args: &RepetirArgs) -> ExitCode {
         Ok(h) => h,
         Err(cause) => return commands::build_failure(&cause),
     };
-    told(store_schedules::replay(&h, &history, &schedule))
+    told(schedules::replay(&h, &history, &schedule))
 }
 
 /// Prints a schedule's lines and exits 0 when `fine`, 1 otherwise; when the

@@ -9,21 +9,22 @@ pub mod curso;
 pub mod escenario;
 pub mod grade;
 pub mod horario;
+pub mod servicio;
 pub mod ver;
 pub mod vigilar;
 
 use std::process::ExitCode;
 
 use crate::cli::Cli;
-use crate::fixture::FixtureError;
-use crate::paths;
-use crate::runner::build::{self, Flavor, Implementation};
-use crate::runner::cleanup;
-use crate::runner::diagnostics::Cause;
-use crate::runner::explorer::Lazy;
-use crate::runner::process::{HarnessProcess, TimeLimits};
-use crate::runner::sandbox::Sandbox;
-use crate::verdict::Exercise;
+use judge::fixture::FixtureError;
+use judge::paths;
+use judge::runner::build::{self, Flavor, Implementation};
+use judge::runner::cleanup;
+use judge::runner::diagnostics::Cause;
+use judge::runner::explorer::Lazy;
+use judge::runner::isolation::Isolation;
+use judge::runner::process::{HarnessProcess, TimeLimits};
+use judge::verdict::Exercise;
 
 /// The implementation the command line chooses.
 ///
@@ -68,7 +69,7 @@ pub fn harness(cli: &Cli, which: Implementation) -> Result<HarnessProcess, Cause
 
 /// As [`harness`], for the copy of the kit at `root` (`curso` builds one
 /// copy per submission), compiled without the files of the `refused`
-/// exercises (each replaced by its [`crate::checks::Module::refused_stub`]):
+/// exercises (each replaced by its [`judge::checks::Module::refused_stub`]):
 /// nothing of refused code is compiled or run. With no refused exercise, the workspace at `root` is
 /// built in place.
 ///
@@ -83,7 +84,7 @@ pub fn harness_without(
     let stubs: Vec<(String, String)> = refused
         .iter()
         .map(|e| {
-            let stub = crate::checks::module(*e).refused_stub;
+            let stub = judge::checks::module(*e).refused_stub;
             (e.file().to_string(), stub.to_string())
         })
         .collect();
@@ -92,12 +93,14 @@ pub fn harness_without(
     let turn = build::turn(root);
     let mut plain = launch(cli, build_of(root, which, Flavor::Plain, &stubs, refused)?)?;
     drop(turn);
-    // The schedules of an exercise whose entry asks for the second harness
-    // (exercise 4's): built only if one of its checks asks for it, and never
-    // when that exercise itself was refused.
-    let explored = Exercise::ALL
+    // The schedules of an exercise with explored checks (exercise 4's):
+    // built only if one of its checks asks for it, and never when that
+    // exercise itself was refused.
+    let graded: Vec<Exercise> = Exercise::ALL
         .into_iter()
-        .any(|e| e.explorer_build() && !refused.contains(&e));
+        .filter(|e| !refused.contains(e))
+        .collect();
+    let explored = judge::checks::need_explorer(&graded);
     if explored {
         let (root, refused, timeout) = (root.to_path_buf(), refused.to_vec(), cli.timeout);
         plain.explorer = Some(Lazy::new(move || {
@@ -149,10 +152,10 @@ fn launch_with(
     // built into the same target folder (several submissions graded with one
     // CARGO_TARGET_DIR) cannot swap the binary under this run.
     cleanup::remove_stale();
-    let sandbox = Sandbox::detect().map_err(Cause::Other)?;
+    let isolation = Isolation::detect().map_err(Cause::Other)?;
     // A fresh folder (0711: the sandbox's users may run what is in it, not
     // list or change it), never a path that might already exist.
-    let owned = cleanup::new_folder(cleanup::COPY_PREFIX, 0o711)
+    let owned = judge::runner::folders::new_folder(judge::runner::folders::COPY_PREFIX, 0o711)
         .map_err(|e| Cause::Other(format!("no se pudo crear la carpeta del harness: {e}")))?;
     let name = built
         .file_name()
@@ -161,11 +164,12 @@ fn launch_with(
     // A hard link where the folder is on the same file system: cargo never
     // writes a built binary in place (the linker writes a new file, cargo
     // links it to the binary's name), so the link keeps what was built now
-    // as a copy would, without copying megabytes on every run.
-    if let Err(e) =
-        std::fs::hard_link(&built, &program).or_else(|_| std::fs::copy(&built, &program).map(drop))
-    {
-        cleanup::remove_folder(&owned);
+    // as a copy would, without copying megabytes on every run. Not on
+    // Windows, which locks a running program's file (every link of it):
+    // cargo could not replace what this run is running.
+    let linked = !cfg!(windows) && std::fs::hard_link(&built, &program).is_ok();
+    if !linked && let Err(e) = std::fs::copy(&built, &program) {
+        judge::runner::folders::remove_folder(&owned);
         return Err(Cause::Other(format!(
             "no se pudo copiar el harness compilado: {e}"
         )));
@@ -174,7 +178,7 @@ fn launch_with(
         program,
         args: Vec::new(),
         limits: TimeLimits::new(timeout),
-        sandbox,
+        isolation,
         owned: Some(owned),
         pool: Default::default(),
         explorer: None,

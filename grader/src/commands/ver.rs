@@ -9,9 +9,10 @@ use std::process::ExitCode;
 
 use crate::before_after::{comparison, fleet, race};
 use crate::cli::{Cli, VerArgs};
+use crate::commands;
 use crate::progress::Progress;
 use crate::view::{self, page};
-use crate::{commands, paths};
+use judge::paths;
 
 /// Runs `ver`: exit 0 with the page written, 1 when the student's code could
 /// not run (pending, panic, time limit), 2 for a bad fixture, flag or path.
@@ -48,7 +49,7 @@ pub fn run(cli: &Cli, args: &VerArgs) -> ExitCode {
         eprintln!(
             "grader: --html {}: no se pudo escribir la página: {}",
             args.html.display(),
-            crate::output::io_error(&e)
+            judge::output::io_error(&e)
         );
         return ExitCode::from(2);
     }
@@ -66,22 +67,8 @@ pub fn run(cli: &Cli, args: &VerArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `--html ARCHIVO`: any path but an empty one.
-///
-/// # Errors
-/// An empty path, explained.
-pub fn parse_page_path(text: &str) -> Result<std::path::PathBuf, String> {
-    if text.trim().is_empty() {
-        return Err(
-            "--html necesita la ruta del archivo que se escribe, p. ej. --html ledger.html"
-                .to_string(),
-        );
-    }
-    Ok(text.into())
-}
-
 /// The scenario (fixture plus flags), checked against the page's limits.
-fn setup(cli: &Cli, args: &VerArgs) -> Result<crate::fixture::Scenario, String> {
+fn setup(cli: &Cli, args: &VerArgs) -> Result<judge::fixture::Scenario, String> {
     let scenario = fleet::load(args.escenario.as_deref(), &cli.fixtures, &args.flota)?;
     let n = scenario.fleet.order_count();
     if n > view::MAX_ORDERS {

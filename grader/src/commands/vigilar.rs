@@ -23,11 +23,11 @@ use crate::before_after::fleet::{self, FleetArgs};
 use crate::cli::Cli;
 use crate::commands::escenario;
 use crate::commands::grade::Setup;
-use crate::paths;
 use crate::progress::Progress;
-use crate::runner::cleanup;
-use crate::runner::process::HarnessProcess;
-use crate::verdict::Exercise;
+use judge::paths;
+use judge::runner::cleanup;
+use judge::runner::process::HarnessProcess;
+use judge::verdict::Exercise;
 use screen::{Fleet, Graded, View};
 use terminal::{Key, RawMode};
 use watcher::Change;
@@ -223,7 +223,7 @@ fn lesson_fleet(cli: &Cli, h: &HarnessProcess) -> Fleet {
             };
         }
     };
-    let explain = |v: crate::verdict::Verdict| v.explanation().join(" ");
+    let explain = |v: judge::verdict::Verdict| v.explanation().join(" ");
     let table = escenario::table(h, &scenario).map_err(explain);
     let matches = match (&table, escenario::expected(&scenario.name)) {
         (Ok(t), Some(expected)) => Some(escenario::compare(&expected, t).is_none()),

@@ -15,7 +15,7 @@
 use serde::Serialize;
 
 use crate::report::sheet::{Row, Sheet};
-use crate::verdict::Verdict;
+use judge::verdict::Verdict;
 
 /// The schema name every result carries.
 pub const SCHEMA: &str = "classroom50/result/v1";
@@ -180,7 +180,7 @@ pub struct Test50 {
     pub output: String,
 }
 
-fn whole(p: crate::rubric::Points) -> u64 {
+fn whole(p: judge::rubric::Points) -> u64 {
     (p.hundredths() + 50) / 100
 }
 

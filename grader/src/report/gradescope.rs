@@ -12,7 +12,7 @@
 use serde::Serialize;
 
 use crate::report::sheet::{Row, Sheet};
-use crate::rubric::{Points, Visibility};
+use judge::rubric::{Points, Visibility};
 
 /// The environment variable that fixes `execution_time` (whole seconds) so
 /// that two runs give byte-identical JSON; unset, the run's wall-clock time
@@ -88,7 +88,8 @@ pub fn results(sheet: &Sheet) -> Results {
     }
     if let Some(bonus) = sheet.bonus_part() {
         output.push_str(&format!(
-            "El ejercicio 4 es un bonus: sus puntos se suman por encima de los {} · {bonus}\n",
+            "{}: sus puntos se suman por encima de los {} · {bonus}\n",
+            bonus_exercises(sheet),
             sheet.total().1
         ));
     }
@@ -102,9 +103,29 @@ pub fn results(sheet: &Sheet) -> Results {
     }
 }
 
+/// `El ejercicio 4 es un bonus`, or `Los ejercicios 4 y 5 son un bonus`:
+/// the exercises of `sheet`'s bonus checks.
+fn bonus_exercises(sheet: &Sheet) -> String {
+    let mut numbers: Vec<String> = Vec::new();
+    for row in sheet.rows.iter().filter(|r| r.bonus) {
+        let n = row.check.exercise.number().to_string();
+        if !numbers.contains(&n) {
+            numbers.push(n);
+        }
+    }
+    let numbers: Vec<&str> = numbers.iter().map(String::as_str).collect();
+    match numbers[..] {
+        [one] => format!("El ejercicio {one} es un bonus"),
+        _ => format!(
+            "Los ejercicios {} son un bonus",
+            judge::catalog::listed(&numbers, "y")
+        ),
+    }
+}
+
 fn test(row: &Row) -> Test {
     // The compiler's errors are said once, in the top-level `output`.
-    let output = if matches!(row.verdict, crate::verdict::Verdict::NotCompiled { .. }) {
+    let output = if matches!(row.verdict, judge::verdict::Verdict::NotCompiled { .. }) {
         NOT_RUN.to_string()
     } else {
         row.explanation()

@@ -11,7 +11,7 @@
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::report::sheet::{Row, Sheet};
-use crate::verdict::Verdict;
+use judge::verdict::Verdict;
 
 /// The XML report of `sheet`.
 pub fn render(sheet: &Sheet) -> String {
@@ -81,4 +81,50 @@ fn case(row: &Row) -> TestCase {
         row.number, row.check.title, row.points, row.max
     ));
     case
+}
+
+/// The JUnit report of `grader servicio`'s checks: one suite, `servicio`,
+/// one case per check (a wrong answer a `<failure>`, a service that did
+/// not answer an `<error>`), with the command that repeats a failing one.
+#[cfg(feature = "servicio")]
+pub fn servicio(outcome: &servicio::Outcome, repro: &dyn Fn(&str) -> String) -> String {
+    let mut report = Report::new("grader · servicio · proyecto final");
+    let (got, max) = outcome.score();
+    let mut suite = TestSuite::new("servicio");
+    suite.add_property(Property::new("puntos", format!("{got}/{max}")));
+    suite.add_test_cases(outcome.checks.iter().map(|c| {
+        let status = match &c.verdict {
+            Verdict::Passed => TestCaseStatus::success(),
+            verdict => {
+                let (kind, ty) = match verdict {
+                    Verdict::Failed { .. } => (NonSuccessKind::Failure, "incorrecto"),
+                    _ => (NonSuccessKind::Error, "sin-respuesta"),
+                };
+                let mut s = TestCaseStatus::non_success(kind);
+                let mut explanation = verdict.explanation().join("\n");
+                explanation.push_str(&format!("\nrepite solo esta: {}", repro(c.spec.id)));
+                s.set_type(ty);
+                s.set_message(explanation.lines().next().unwrap_or(ty).to_string());
+                s.set_description(explanation);
+                s
+            }
+        };
+        let mut case = TestCase::new(c.spec.id, status);
+        case.set_classname("servicio");
+        case.set_system_out(format!(
+            "{} · {}/{} puntos",
+            c.spec.title,
+            if c.verdict.passed() { c.spec.points } else { 0 },
+            c.spec.points
+        ));
+        case
+    }));
+    report.add_test_suite(suite);
+    let mut xml = report.to_string().unwrap_or_else(|e| {
+        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- error interno: {e} -->")
+    });
+    if !xml.ends_with('\n') {
+        xml.push('\n');
+    }
+    xml
 }

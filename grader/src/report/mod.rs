@@ -68,12 +68,12 @@ pub fn render(sheet: &Sheet, format: Format) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::Catalog;
-    use crate::grading::{self, Graded};
-    use crate::rubric::Rubric;
-    use crate::runner::diagnostics::Cause;
-    use crate::variants::Plan;
-    use crate::verdict::Verdict;
+    use judge::checks::Catalog;
+    use judge::grading::{self, Graded};
+    use judge::rubric::Rubric;
+    use judge::runner::diagnostics::Cause;
+    use judge::variants::Plan;
+    use judge::verdict::Verdict;
 
     /// A sheet where every check of exercise 1 panicked with `message` at
     /// `location` (as the harness reports it) and the others passed.
@@ -82,7 +82,7 @@ mod tests {
         let mut graded: Graded =
             grading::not_compiled(&catalog, "exercises", &Cause::Other(String::new()));
         for (check, verdict) in &mut graded.results {
-            *verdict = if check.exercise == crate::verdict::Exercise::Cobro {
+            *verdict = if check.exercise == judge::verdict::Exercise::Cobro {
                 Verdict::from(protocol::Failure::Panicked {
                     message: message.to_string(),
                     location: location.to_string(),
@@ -102,7 +102,7 @@ mod tests {
             ("text", text::render(sheet)),
             (
                 "text sin colores",
-                crate::output::strip_colours(&text::render(sheet)),
+                judge::output::strip_colours(&text::render(sheet)),
             ),
             ("gradescope", gradescope::render(sheet)),
             ("classroom50", classroom50::render(sheet, &who)),
@@ -166,7 +166,7 @@ mod tests {
             );
         }
         // The text report's panic line, whole.
-        let text = crate::output::strip_colours(&text::render(&sheet));
+        let text = judge::output::strip_colours(&text::render(&sheet));
         assert!(
             text.contains("pánico en exercises/src/payments_server.rs:9:5⏎⏎Puntaje: 100/100: ups⏎"),
             "{text}"

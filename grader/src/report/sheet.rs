@@ -2,11 +2,11 @@
 //! number, points and visibility from the rubric, and, for a failed hidden
 //! variant, its parameters and the command that reproduces it.
 
-use crate::checks::Check;
-use crate::grading::Graded;
-use crate::rubric::{Points, Rubric, Visibility};
-use crate::variants::Plan;
-use crate::verdict::{Exercise, Verdict};
+use judge::checks::Check;
+use judge::grading::Graded;
+use judge::rubric::{Points, Rubric, Visibility};
+use judge::variants::Plan;
+use judge::verdict::{Exercise, Verdict};
 
 /// One check, scored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,9 +47,9 @@ impl Row {
 /// check, then how its hint relates to its own title.
 fn show_rank(row: &Row) -> (u8, u8) {
     let group = match row.check.target {
-        crate::checks::CheckTarget::Fixed(_) => 0,
-        crate::checks::CheckTarget::Model(_) => 1,
-        crate::checks::CheckTarget::Scenario(_) => 2,
+        judge::checks::CheckTarget::Fixed(_) => 0,
+        judge::checks::CheckTarget::Model(_) => 1,
+        judge::checks::CheckTarget::Scenario(_) => 2,
     };
     let own = row.check.id.split_once('/').map_or("", |(_, n)| n);
     let owner = match row.verdict.owner() {
@@ -84,7 +84,7 @@ impl Sheet {
     pub fn new(graded: &Graded, rubric: &Rubric, plan: &Plan, repro_args: &[String]) -> Sheet {
         let variant_of = |c: &Check| {
             let name = c.id.split_once('/').map_or("", |(_, n)| n);
-            plan.find(crate::checks::variant_name(name))
+            plan.find(judge::checks::variant_name(name))
         };
         let mut rows = Vec::with_capacity(graded.results.len());
         for exercise in Exercise::ALL {

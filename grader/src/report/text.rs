@@ -1,14 +1,14 @@
 //! The Spanish report students read: each exercise, its checks with their
 //! points, and the score.
 //!
-//! Rendered with ANSI colours; [`crate::output`] strips them when the output
+//! Rendered with ANSI colours; [`judge::output`] strips them when the output
 //! is not a terminal or `NO_COLOR` is set.
 
 use std::fmt::Write;
 
-use crate::checks::CheckTarget;
 use crate::report::sheet::{Row, Sheet};
-use crate::verdict::{Exercise, Verdict};
+use judge::checks::CheckTarget;
+use judge::verdict::{Exercise, Verdict};
 
 const GREEN: &str = "\x1b[32m";
 const RED: &str = "\x1b[31m";
@@ -314,7 +314,7 @@ fn progress(sheet: &Sheet) -> String {
         Some(e) => format!("{head} · siguiente: {}", next_step(e)),
         None if whole && !bonus_left.is_empty() => format!(
             "{head} · los {} pasan; si quieres el bonus: {}",
-            crate::catalog::course_count_in_words(),
+            judge::catalog::course_count_in_words(),
             next_step(&bonus_left[0])
         ),
         None if whole && sheet.target == "solutions" => {
@@ -336,8 +336,8 @@ fn progress(sheet: &Sheet) -> String {
             // The others were not graded: whether they pass is not known.
             format!(
                 "{head} · {} no se verificaron en esta corrida: `cargo run -p grader` verifica los {}",
-                crate::catalog::listed(&rest, "y"),
-                crate::catalog::course_count_in_words()
+                judge::catalog::listed(&rest, "y"),
+                judge::catalog::course_count_in_words()
             )
         }
     }
@@ -346,11 +346,11 @@ fn progress(sheet: &Sheet) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::Catalog;
-    use crate::grading;
-    use crate::rubric::Rubric;
-    use crate::runner::diagnostics::Cause;
-    use crate::variants::Plan;
+    use judge::checks::Catalog;
+    use judge::grading;
+    use judge::rubric::Rubric;
+    use judge::runner::diagnostics::Cause;
+    use judge::variants::Plan;
 
     /// A sheet where nothing compiled, the compiler naming `file`.
     fn not_compiled(file: &str) -> Sheet {

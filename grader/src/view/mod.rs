@@ -7,18 +7,18 @@
 
 pub mod page;
 
-use protocol::{ClientKind, Job, Observation, WorldTrace};
+use protocol::{ClientKind, Trace, WorldTrace};
 use sim::{
     ChargeId, ChargeResult, ChargeStatus, Fleet, IdempotencyKey, LedgerEntry, Money, OrderId,
     Payments,
 };
 
 use crate::before_after::comparison::{self, Worlds};
-use crate::figures::WorldFigures;
-use crate::fixture::Scenario;
 use crate::progress::Progress;
-use crate::runner::{self, Execute};
-use crate::verdict::Verdict;
+use judge::figures::WorldFigures;
+use judge::fixture::Scenario;
+use judge::runner::{self, Execute};
+use judge::verdict::Verdict;
 
 /// The most orders a page holds (about 100 bytes of data each).
 pub const MAX_ORDERS: u64 = 200_000;
@@ -84,17 +84,14 @@ pub struct View {
 pub fn collect(h: &dyn Execute, scenario: &Scenario, progress: &Progress) -> Result<View, Verdict> {
     let fleet = &scenario.fleet;
     let [before, after] = comparison::in_both_worlds(progress, |idempotent| {
-        match runner::one(
+        runner::ask(
             h,
-            Job::Trace {
+            Trace {
                 fleet: fleet.clone(),
                 idempotent,
                 client: ClientKind::Implementation,
             },
-        )? {
-            Observation::Trace(t) => Ok(t),
-            _ => Err(runner::unexpected("se esperaba el rastro de un mundo")),
-        }
+        )
     })?;
     let worlds = Worlds {
         before: WorldFigures::of(&before.run),

@@ -9,9 +9,9 @@ use serde::Serialize;
 use super::{OrderView, OrderWorld, View};
 use crate::before_after::race::{Race, Side};
 use crate::before_after::{comparison, fleet};
-use crate::checks::store_schedules;
-use crate::fixture::Scenario;
-use crate::verdict::Verdict;
+use judge::ejercicios::atomico::schedules;
+use judge::fixture::Scenario;
+use judge::verdict::Verdict;
 
 /// Orders per page.
 pub const PER_PAGE: usize = 200;
@@ -90,7 +90,7 @@ pub fn race_data(race: Result<&Race, &Verdict>) -> RaceData {
             .outcome
             .steps
             .iter()
-            .map(|st| (st.thread(), store_schedules::step_words(st)))
+            .map(|st| (st.thread(), schedules::step_words(st)))
             .collect(),
         marca: s
             .broken
@@ -109,7 +109,7 @@ pub fn race_data(race: Result<&Race, &Verdict>) -> RaceData {
                 format!(
                     "{} {} {}",
                     row.charge_id,
-                    store_schedules::label(row.key),
+                    schedules::label(row.key),
                     row.amount
                 )
             })

@@ -7,14 +7,47 @@
 // Each test target uses part of this module.
 #![allow(dead_code)]
 
+use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::sync::{OnceLock, RwLock, RwLockReadGuard};
 
-use grader::runner::build::Implementation;
-use grader::runner::process::HarnessProcess;
+use judge::runner::build::Implementation;
+use judge::runner::process::HarnessProcess;
 use serde_json::Value;
+
+/// The judge's stored verdicts are one file per harness in the target folder
+/// (`target/debug/kit-veredictos-…`), and the tests of one binary run in
+/// parallel threads (issue 28: one test binary per crate). The test that
+/// plants a verdict in that file (`informe_guardado`) holds this for
+/// writing ([`with_verdict_store`]); every other run of the judge from these
+/// tests holds it for reading ([`verdict_store_shared`]), so none rewrites
+/// the file under it.
+static VERDICT_STORE: RwLock<()> = RwLock::new(());
+
+thread_local! {
+    /// Whether this thread is inside [`with_verdict_store`].
+    static OWNS_VERDICT_STORE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with the stored verdicts to itself (see [`VERDICT_STORE`]).
+pub fn with_verdict_store<T>(f: impl FnOnce() -> T) -> T {
+    let _own = VERDICT_STORE.write().unwrap_or_else(|e| e.into_inner());
+    OWNS_VERDICT_STORE.set(true);
+    let result = f();
+    OWNS_VERDICT_STORE.set(false);
+    result
+}
+
+/// A share of the stored verdicts for one run of the judge (none needed
+/// inside [`with_verdict_store`]).
+pub fn verdict_store_shared() -> Option<RwLockReadGuard<'static, ()>> {
+    if OWNS_VERDICT_STORE.get() {
+        return None;
+    }
+    Some(VERDICT_STORE.read().unwrap_or_else(|e| e.into_inner()))
+}
 
 /// The repository root.
 fn repo() -> &'static Path {
@@ -35,12 +68,29 @@ pub fn grader_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
 /// As [`grader_with_env`], without the variables named in `remove` (`CI`:
 /// the verdict cache is off under CI).
 pub fn grader_with_env_without(args: &[&str], env: &[(&str, &str)], remove: &[&str]) -> Output {
+    judge_with_env_without(grader_binary(), args, env, remove)
+}
+
+/// The grader binary cargo built for these tests.
+pub fn grader_binary() -> &'static Path {
     // Only the grader's own tests have the binary (the harness's tests use
     // the format checks alone).
     let Some(grader) = option_env!("CARGO_BIN_EXE_grader") else {
         panic!("only the grader's tests run the grader");
     };
-    let mut cmd = Command::new(grader);
+    Path::new(grader)
+}
+
+/// As [`grader_with_env_without`], with the judge executable at `judge`
+/// (a copy of the grader binary elsewhere).
+pub fn judge_with_env_without(
+    judge: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    remove: &[&str],
+) -> Output {
+    let _shared = verdict_store_shared();
+    let mut cmd = Command::new(judge);
     cmd.args(args)
         .env("NO_COLOR", "1")
         .env("KIT_TIEMPO_EJECUCION", "0")
@@ -121,14 +171,14 @@ pub fn stubs_untouched() -> bool {
 
 /// Number of checks in the default catalog (the kit's fixtures).
 pub fn default_check_count() -> usize {
-    grader::checks::Catalog::new(fixtures(), &[]).checks.len()
+    judge::checks::Catalog::new(fixtures(), &[]).checks.len()
 }
 
 /// How many checks of the kit's default catalog count for the 100 (the
 /// bonus exercises' checks apart), and how many are the bonus's.
 pub fn graded_and_bonus_check_counts() -> (usize, usize) {
-    let rubric = grader::rubric::Rubric::kit().unwrap();
-    let catalog = grader::checks::Catalog::new(fixtures(), &[]);
+    let rubric = judge::rubric::Rubric::kit().unwrap();
+    let catalog = judge::checks::Catalog::new(fixtures(), &[]);
     let bonus = catalog
         .checks
         .iter()
@@ -139,7 +189,7 @@ pub fn graded_and_bonus_check_counts() -> (usize, usize) {
 
 /// The points of the kit's bonus: its listed checks.
 pub fn bonus_points() -> f64 {
-    let rubric = grader::rubric::Rubric::kit().unwrap();
+    let rubric = judge::rubric::Rubric::kit().unwrap();
     rubric
         .bonus
         .iter()
@@ -148,8 +198,8 @@ pub fn bonus_points() -> f64 {
 }
 
 /// The kit's fixtures (`fixtures/*.toml`), as the grader loads them.
-pub fn fixtures() -> Vec<grader::fixture::Scenario> {
-    grader::fixture::Scenario::load_dir(&repo().join("fixtures")).expect("the kit's fixtures load")
+pub fn fixtures() -> Vec<judge::fixture::Scenario> {
+    judge::fixture::Scenario::load_dir(&repo().join("fixtures")).expect("the kit's fixtures load")
 }
 
 /// The grader arguments of a printed `cargo run -p grader -- ARGS` command.
@@ -285,7 +335,7 @@ pub fn junit(xml: &str) -> quick_junit::Report {
     let mut tests = 0;
     let mut failures = 0;
     let mut errors = 0;
-    let known = grader::catalog::ids();
+    let known = judge::catalog::ids();
     let mut last = 0;
     for suite in &report.test_suites {
         let i = known

@@ -16,12 +16,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::marker::PhantomData;
 use std::sync::{Mutex, OnceLock};
 
-use grader::checks::{Catalog, Check, CheckTarget};
-use grader::fixture::Scenario;
-use grader::grading::{self, Graded};
-use grader::oracle::{self, Expected};
-use grader::runner::Execute;
-use grader::verdict::{Exercise, Verdict};
+use judge::checks::{Catalog, Check, CheckTarget};
+use judge::fixture::Scenario;
+use judge::grading::{self, Graded};
+use judge::oracle::{self, Expected};
+use judge::runner::Execute;
+use judge::verdict::{Exercise, Verdict};
 use protocol::{Job, Observation};
 use sim::{
     ChargeError, ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, LedgerEntry, Money, OrderId,
@@ -424,7 +424,7 @@ macro_rules! mutant {
                 kind: $kind,
                 mutant: stringify!($mutant),
                 grade: support::grade_in_process::<$mutant>,
-                exercise: grader::verdict::Exercise::$exercise,
+                exercise: judge::verdict::Exercise::$exercise,
                 catcher: $catcher,
                 fixed: &[$($fixed),*],
                 scenarios: $rule,

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::record::{Record, Status};
-use crate::rubric::Points;
+use judge::rubric::Points;
 
 /// One check's failures over the graded submissions.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! Which submissions a class folder holds: one folder or zip per student
-//! (a repository, an `exercises/` folder or loose files: [`crate::intake`]
+//! (a repository, an `exercises/` folder or loose files: [`judge::intake`]
 //! decides what is taken), Gradescope's "Export Submissions" (folders
 //! `submission_<id>/` and `submission_metadata.yml`) and Classroom 50's
 //! `gh teacher download` (one clone per student, with the `result.json`
@@ -48,7 +48,7 @@ pub fn discover(folder: &Path) -> Result<Vec<Submission>, String> {
         let why = match e.kind() {
             std::io::ErrorKind::NotFound => "no existe".to_string(),
             std::io::ErrorKind::NotADirectory => "no es una carpeta".to_string(),
-            _ => crate::output::io_error(&e),
+            _ => judge::output::io_error(&e),
         };
         format!("{shown}: no se puede leer la carpeta de entregas ({why})")
     })?;
@@ -64,7 +64,7 @@ pub fn discover(folder: &Path) -> Result<Vec<Submission>, String> {
             format!(
                 "{}: no se puede leer ({})",
                 metadata.display(),
-                crate::output::io_error(&e)
+                judge::output::io_error(&e)
             )
         })?;
         Some(parse_gradescope_metadata(

@@ -1,6 +1,6 @@
 //! `libro.csv`: one row per submission (sorted by name) with
 //! `entrega,estado,puntaje,maximo`, one column per exercise of
-//! [`crate::catalog`] by id (`cobro,cliente,reconciliacion`) and then one
+//! [`judge::catalog`] by id (`cobro,cliente,reconciliacion`) and then one
 //! column per check id (catalog order); points as the reports write them
 //! (`36`, `3.33`). `puntaje` and `maximo` count the course's pool, as the
 //! report's score line does; a bonus exercise's points are in its own
@@ -8,8 +8,8 @@
 //! says), one row per submitter.
 
 use super::record::{Record, by_exercise};
-use crate::rubric::Points;
-use crate::verdict::Exercise;
+use judge::rubric::Points;
+use judge::verdict::Exercise;
 
 fn points(h: u64) -> String {
     Points::from_hundredths(h).to_string()
@@ -85,10 +85,11 @@ pub fn alumnos(records: &[Record]) -> Result<Vec<u8>, csv::Error> {
 mod tests {
     use super::*;
 
-    /// The README's `libro.csv` row names every fixed column the code
-    /// writes (one per exercise of the catalog, the bonus's included).
+    /// The book's `libro.csv` row (the instructors' page on `curso`) names
+    /// every fixed column the code writes (one per exercise of the catalog,
+    /// the bonus's included).
     #[test]
-    fn the_readme_lists_every_fixed_column() {
+    fn the_book_lists_every_fixed_column() {
         let libro = libro(&[]).unwrap();
         let header = String::from_utf8(libro).unwrap();
         let header = header.trim_end();
@@ -96,18 +97,17 @@ mod tests {
             header,
             "entrega,estado,puntaje,maximo,cobro,cliente,reconciliacion,atomico"
         );
-        let readme = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
-        )
-        .unwrap();
-        // The student template's README has no instructors' part (nor this
-        // table); the instructor's kit must.
-        let template = !std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../solutions")
-            .is_dir();
-        let Some(row) = readme.lines().find(|l| l.starts_with("| `libro.csv` |")) else {
-            assert!(template, "README.md has no `libro.csv` row");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let page = "docs/src/instructores/curso.md";
+        // The student template has no instructors' pages (nor this table);
+        // the instructor's kit must.
+        let template = !root.join("solutions").is_dir();
+        let Ok(book) = std::fs::read_to_string(root.join(page)) else {
+            assert!(template, "{page} is missing");
             return;
+        };
+        let Some(row) = book.lines().find(|l| l.starts_with("| `libro.csv` |")) else {
+            panic!("{page} has no `libro.csv` row");
         };
         assert!(row.contains(&format!("`{header}`")), "{row}");
     }

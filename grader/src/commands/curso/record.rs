@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::discover::Submitter;
 use crate::report::sheet::Sheet;
-use crate::verdict::{Exercise, Verdict};
+use judge::verdict::{Exercise, Verdict};
 
 /// The record's file name.
 pub const RECORD: &str = "registro.json";
@@ -250,7 +250,7 @@ pub fn cause(v: &Verdict) -> Option<String> {
 }
 
 /// Points by exercise id, for the gradebook's exercise columns (one per
-/// exercise of [`crate::catalog`]).
+/// exercise of [`judge::catalog`]).
 pub fn by_exercise(r: &Record) -> BTreeMap<&'static str, u64> {
     Exercise::ALL
         .into_iter()

@@ -17,12 +17,13 @@ use super::record::{Record, Status};
 use super::{class_report, gradebook, workspace};
 use crate::cli::Cli;
 use crate::commands::grade::Setup;
-use crate::intake;
 use crate::progress::Progress;
 use crate::report::sheet::Sheet;
-use crate::runner::cleanup;
-use crate::runner::diagnostics::Cause;
-use crate::{output, paths};
+use judge::intake;
+use judge::runner::cleanup;
+use judge::runner::diagnostics::Cause;
+use judge::runner::isolation::Isolation;
+use judge::{output, paths};
 
 /// The per-submission folder under SALIDA.
 const SUBMISSIONS: &str = "entregas";
@@ -94,7 +95,7 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
         let profile = own.file_name().map_or("debug".into(), |n| n.to_owned());
         // In a build turn: another judge (a second `curso`, or a submission
         // graded alone with this target folder) may be building into it.
-        let _turn = crate::runner::build::turn_in(&target);
+        let _turn = judge::runner::build::turn_in(&target);
         workspace::seed(&own, &target.join(profile), &lock);
     }
     // The harness builds pass CARGO_TARGET_DIR on (runner::build keeps it).
@@ -105,7 +106,7 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
     let blank = setup
         .grade_built(
             cli,
-            &crate::policy::Review::default(),
+            &judge::policy::Review::default(),
             Some(Err(Cause::Other(String::new()))),
             Instant::now(),
             1,
@@ -390,7 +391,7 @@ impl Context<'_> {
         // harness process's own user is already cleaned when it ends; the
         // leftovers of the whole class go when the judge exits.
         if let Some(mut h) = run.harness {
-            h.sandbox = None;
+            h.isolation = Isolation::unsandboxed();
         }
         let mut sheet = run.sheet;
         // Same inputs, same bytes.

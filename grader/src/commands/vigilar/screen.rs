@@ -13,7 +13,7 @@ use sim::money::group_thousands;
 use crate::before_after::comparison::Worlds;
 use crate::report::sheet::{Row, Sheet};
 use crate::report::text::{self, Hints};
-use crate::verdict::{Exercise, Verdict};
+use judge::verdict::{Exercise, Verdict};
 
 const GREEN: &str = "\x1b[32m";
 const RED: &str = "\x1b[31m";
@@ -246,7 +246,7 @@ fn next_step(sheet: &Sheet, e: Exercise, hint: bool) -> String {
             ),
             View::Fleet => format!(
                 "{GREEN}Los {} ejercicios pasan.{RESET} `n` muestra tu flota de la lección.",
-                crate::catalog::course_count_in_words()
+                judge::catalog::course_count_in_words()
             ),
         },
     }
@@ -288,7 +288,7 @@ fn fleet_block(out: &mut String, fleet: &Fleet) {
     let _ = writeln!(
         out,
         "\n{GREEN}¡Los {} ejercicios pasan!{RESET} La flota de la lección con tu código (escenario {}):\n",
-        crate::catalog::course_count_in_words(),
+        judge::catalog::course_count_in_words(),
         fleet.name
     );
     match &fleet.table {
@@ -352,11 +352,11 @@ fn comparar_line(w: &Worlds) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::Catalog;
-    use crate::grading;
-    use crate::rubric::Rubric;
-    use crate::runner::diagnostics::Cause;
-    use crate::variants::Plan;
+    use judge::checks::Catalog;
+    use judge::grading;
+    use judge::rubric::Rubric;
+    use judge::runner::diagnostics::Cause;
+    use judge::variants::Plan;
 
     /// `vigilar` opens on the exercise whose file does not compile, not on
     /// exercise 1.
@@ -382,7 +382,7 @@ mod tests {
         // the others.
         let line = screen.lines().find(|l| l.starts_with("Progreso:")).unwrap();
         assert_eq!(
-            crate::output::strip_colours(line),
+            judge::output::strip_colours(line),
             "Progreso: – 1 cobro sin verificar · ✗ 2 cliente · – 3 reconciliacion sin verificar · – 4 atomico (bonus) sin verificar"
         );
     }

@@ -39,7 +39,7 @@ impl RawMode {
     /// When standard input is not a terminal.
     pub fn enter() -> io::Result<RawMode> {
         terminal::enable_raw_mode()?;
-        crate::runner::cleanup::on_signal_restore(restore);
+        judge::runner::cleanup::on_signal_restore(restore);
         let _ = execute!(io::stdout(), Hide);
         let colour = anstream::AutoStream::choice(&io::stdout()) != anstream::ColorChoice::Never;
         Ok(RawMode { colour })
@@ -50,7 +50,7 @@ impl RawMode {
         let text = if self.colour {
             text.to_string()
         } else {
-            crate::output::strip_colours(text)
+            judge::output::strip_colours(text)
         };
         let mut out = io::stdout().lock();
         let _ = queue!(out, Clear(ClearType::All), MoveTo(0, 0));

@@ -1,0 +1,285 @@
+//! `grader servicio` (issue 29): the final project's "después" measured on
+//! the student's real payments service over HTTP ([`servicio`]), printed
+//! with `comparar`'s own table ([`comparison::render`]) and the contract's
+//! checks. Behind the `servicio` feature: a student's first build compiles
+//! no HTTP code.
+//!
+//! Exit status: 0 every check passed, 1 one failed, 2 the service could not
+//! be run (bad command, never ready) or bad arguments.
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, ServicioArgs};
+
+/// Runs `servicio`.
+pub fn run(cli: &Cli, args: &ServicioArgs) -> ExitCode {
+    #[cfg(feature = "servicio")]
+    {
+        imp::run(cli, args)
+    }
+    #[cfg(not(feature = "servicio"))]
+    {
+        let _ = (cli, args);
+        eprintln!(
+            "grader: este juez se compiló sin `servicio`; pídelo con `cargo run -p grader --features servicio -- servicio --comando \"python3 app.py\"`"
+        );
+        ExitCode::from(2)
+    }
+}
+
+#[cfg(feature = "servicio")]
+mod imp {
+    use std::path::{Path, PathBuf};
+    use std::process::ExitCode;
+
+    use judge::output;
+    use servicio::process::Launch;
+
+    use crate::before_after::comparison::{self, Worlds};
+    use crate::before_after::fleet;
+    use crate::cli::{Cli, ServicioArgs};
+
+    pub fn run(cli: &Cli, args: &ServicioArgs) -> ExitCode {
+        match go(cli, args) {
+            Ok(code) => code,
+            Err(message) => {
+                eprintln!("grader: {message}");
+                ExitCode::from(2)
+            }
+        }
+    }
+
+    fn go(cli: &Cli, args: &ServicioArgs) -> Result<ExitCode, String> {
+        if args.junit && !cfg!(feature = "junit") {
+            return Err(
+                "--junit necesita un juez compilado con `--features servicio,junit`".into(),
+            );
+        }
+        let scenario = fleet::load(args.escenario.as_deref(), &cli.fixtures, &args.flota)?;
+        for id in &args.verificaciones {
+            if servicio::checks::spec(id).is_none() {
+                let ids: Vec<&str> = servicio::checks::CHECKS.iter().map(|c| c.id).collect();
+                return Err(format!(
+                    "--verificacion {id}: no existe; se permiten: {}",
+                    ids.join(", ")
+                ));
+            }
+        }
+        let cwd = match &args.carpeta {
+            Some(c) => c.clone(),
+            None => std::env::current_dir().map_err(|e| e.to_string())?,
+        };
+        let (command, source) = command_of(args, &cwd)?;
+        let launch = Launch {
+            command,
+            cwd,
+            ready_within: args.espera,
+            request_limit: args.limite_peticion,
+        };
+        let config = servicio::Config {
+            launch,
+            fleet: scenario.fleet.clone(),
+            run_limit: args.limite_corrida,
+            only: args.verificaciones.clone(),
+        };
+        let progress = crate::progress::Progress::spinner(&format!(
+            "jugando la flota y las verificaciones contra {source}"
+        ));
+        let outcome = std::thread::scope(|s| {
+            let run = s.spawn(|| servicio::run(&config));
+            while !run.is_finished() {
+                progress.tick();
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            run.join()
+        });
+        progress.finish();
+        let outcome =
+            outcome.map_err(|_| "el kit falló al calificar el servicio".to_string())??;
+        judge::runner::cleanup::unless_interrupted();
+        for (name, w) in [("antes", &outcome.before), ("después", &outcome.after)] {
+            if let Some(w) = w {
+                let requests = w.figures.attempts;
+                eprintln!(
+                    "grader: {name}: {} requests en {:.2} s ({:.0} requests/s)",
+                    sim::money::group_thousands(requests),
+                    w.seconds,
+                    requests as f64 / w.seconds.max(1e-9)
+                );
+            }
+        }
+        let worlds = match (&outcome.before, &outcome.after) {
+            (Some(b), Some(a)) => Some(Worlds {
+                before: b.figures,
+                after: a.figures,
+            }),
+            _ => None,
+        };
+        let repro = |id: &str| repro_command(id);
+        let label = format!("el servicio {source}");
+        let table = worlds
+            .as_ref()
+            .map(|w| comparison::render(&scenario, &label, w))
+            .unwrap_or_default();
+        let text = if args.json {
+            let mut value = match &worlds {
+                Some(w) => comparison::to_json(&scenario, &label, w),
+                None => serde_json::json!({}),
+            };
+            value["verificaciones"] = servicio::report::json_checks(&outcome);
+            serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+        } else if args.junit {
+            junit(&outcome, &repro)
+        } else if args.gradescope {
+            servicio::report::gradescope(&outcome, &table, &repro)
+        } else {
+            let mut text = table.clone();
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&servicio::report::text(&outcome, &source, &repro));
+            text
+        };
+        if let Some(path) = &args.html {
+            let page = servicio::html::page(&outcome, &table, &source);
+            std::fs::write(path, page).map_err(|e| {
+                format!(
+                    "no se pudo escribir {}: {}",
+                    path.display(),
+                    output::io_error(&e)
+                )
+            })?;
+        }
+        output::print_stdout(&text);
+        Ok(if outcome.passed() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        })
+    }
+
+    #[cfg(feature = "junit")]
+    fn junit(outcome: &servicio::Outcome, repro: &dyn Fn(&str) -> String) -> String {
+        crate::report::junit::servicio(outcome, repro)
+    }
+
+    #[cfg(not(feature = "junit"))]
+    fn junit(_: &servicio::Outcome, _: &dyn Fn(&str) -> String) -> String {
+        unreachable!("refused before running without the junit feature")
+    }
+
+    /// The command to run and how reports name it.
+    fn command_of(args: &ServicioArgs, cwd: &Path) -> Result<(String, String), String> {
+        if args.referencia {
+            let program = build_reference()?;
+            let shown = "de referencia (servicio-referencia)".to_string();
+            return Ok((quote(&program.to_string_lossy()), shown));
+        }
+        if let Some(c) = &args.comando {
+            if c.trim().is_empty() {
+                return Err("--comando está vacío: pasa el comando que arranca tu servicio, p. ej. --comando \"python3 app.py\"".into());
+            }
+            return Ok((c.clone(), format!("«{c}»")));
+        }
+        let file = cwd.join("servicio.toml");
+        let text = std::fs::read_to_string(&file).map_err(|_| {
+            format!(
+                "falta el comando del servicio: pasa --comando \"…\" o escribe {} con `comando = \"python3 app.py\"`",
+                file.display()
+            )
+        })?;
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct File {
+            comando: String,
+        }
+        let parsed: File = toml::from_str(&text).map_err(|e| {
+            format!(
+                "{}: {} (se permite un solo campo: comando = \"…\", un texto)",
+                file.display(),
+                e.message()
+            )
+        })?;
+        if parsed.comando.trim().is_empty() {
+            return Err(format!("{}: el campo comando está vacío", file.display()));
+        }
+        let shown = format!("«{}»", parsed.comando);
+        Ok((parsed.comando, shown))
+    }
+
+    /// Builds the reference service (its own workspace, `servicio-referencia/`,
+    /// into the kit's target folder) and returns its binary.
+    fn build_reference() -> Result<PathBuf, String> {
+        let root = judge::paths::repo_root();
+        let manifest = root.join("servicio-referencia").join("Cargo.toml");
+        if !manifest.is_file() {
+            return Err(format!(
+                "esta copia del kit no incluye el servicio de referencia ({})",
+                judge::paths::display(&manifest)
+            ));
+        }
+        let target = root.join("target").join("servicio-referencia");
+        eprintln!("grader: compilando el servicio de referencia (la primera vez compila SQLite)…");
+        let status = std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
+            // The dev profile: SQLite's C file at -O0 compiles in ≈ 7 s of
+            // CPU (-O3: ≈ 67 s) and is fast enough for the fleet.
+            .args(["build", "--quiet", "--manifest-path"])
+            .arg(&manifest)
+            .arg("--target-dir")
+            .arg(&target)
+            .status()
+            .map_err(|e| format!("no se pudo ejecutar cargo: {}", output::io_error(&e)))?;
+        if !status.success() {
+            return Err(
+                "no se pudo compilar el servicio de referencia (arriba, los errores de cargo)"
+                    .into(),
+            );
+        }
+        let exe = format!("servicio-referencia{}", std::env::consts::EXE_SUFFIX);
+        Ok(target.join("debug").join(exe))
+    }
+
+    /// `text` quoted for `sh` when it needs it.
+    fn quote(text: &str) -> String {
+        if !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@".contains(c))
+        {
+            text.to_string()
+        } else {
+            format!("'{}'", text.replace('\'', "'\\''"))
+        }
+    }
+
+    /// The command line that runs check `id` alone: this run's own
+    /// arguments after `servicio`, without the output flags and other
+    /// `--verificacion`s.
+    fn repro_command(id: &str) -> String {
+        let argv: Vec<String> = std::env::args().skip(1).collect();
+        let start = argv
+            .iter()
+            .position(|a| a == "servicio" || a == "service")
+            .map_or(argv.len(), |i| i + 1);
+        let mut kept = Vec::new();
+        let mut skip_value = false;
+        for a in &argv[start..] {
+            if skip_value {
+                skip_value = false;
+                continue;
+            }
+            let name = a.split('=').next().unwrap_or("");
+            match name {
+                "--verificacion" | "--check" | "--html" => skip_value = !a.contains('='),
+                "--json" | "--gradescope" | "--gradescope-json" | "--junit" => {}
+                _ => kept.push(quote(a)),
+            }
+        }
+        kept.push("--verificacion".into());
+        kept.push(id.into());
+        format!(
+            "cargo run -p grader --features servicio -- servicio {}",
+            kept.join(" ")
+        )
+    }
+}

@@ -1,0 +1,126 @@
+//! `grader servicio` from the command line: comparar's own table with the
+//! service's figures, the checks' report, exit statuses 0, 1 and 2, and the
+//! command that repeats a failing check. The services are the `servicio`
+//! crate's Python ones (standard library only), on a small fleet.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn services() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../servicio/tests/servicios")
+}
+
+fn grader(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_grader"))
+        .arg("servicio")
+        .args(args)
+        .current_dir(services())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_correct_service_prints_comparars_table_and_passes() {
+    let o = grader(&[
+        "--comando",
+        "python3 referencia.py",
+        "--ordenes",
+        "40",
+        "--verificacion",
+        "flota-sin-key",
+        "--verificacion",
+        "flota-con-key",
+        "--verificacion",
+        "reintento-mismo-cargo",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        out.starts_with("ANTES Y DESPUÉS  ·  flota-1000 con parámetros propios  ·  con el servicio «python3 referencia.py»\nN=40 ordenes"),
+        "{out}"
+    );
+    assert!(out.contains("\nPuntaje: 40/40 puntos\n"), "{out}");
+    // The same figures as `comparar` computes for this fleet (its oracle).
+    let scenario = grader::before_after::fleet::load(
+        None,
+        &[],
+        &grader::before_after::fleet::FleetArgs {
+            ordenes: Some(40),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let e = judge::oracle::expect(&scenario.fleet);
+    let line = format!(
+        "    SOBRECOBRO                       : {:>18}  {:>20}",
+        e.before.overcharge.to_string(),
+        "$0"
+    );
+    assert!(out.contains(&line), "{line}\n{out}");
+}
+
+#[test]
+fn a_failing_check_is_exit_1_with_the_command_that_repeats_it() {
+    let o = grader(&[
+        "--comando",
+        "python3 carrera.py",
+        "--verificacion",
+        "reintentos-concurrentes",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(out.contains("  ✗ reintentos-concurrentes (0/15)"), "{out}");
+    assert!(
+        out.contains("      repite solo esta: cargo run -p grader --features servicio -- servicio --comando 'python3 carrera.py' --verificacion reintentos-concurrentes\n"),
+        "{out}"
+    );
+    // The same failure in JUnit and in Gradescope's results.json.
+    let args = [
+        "--comando",
+        "python3 carrera.py",
+        "--verificacion",
+        "reintentos-concurrentes",
+    ];
+    let xml = text(&grader(&[&args[..], &["--junit"]].concat())).0;
+    assert!(
+        xml.contains(r#"<testcase name="reintentos-concurrentes" classname="servicio">"#)
+            && xml.contains(r#"type="incorrecto">esperado: 1 cargo;"#),
+        "{xml}"
+    );
+    let json = text(&grader(&[&args[..], &["--gradescope"]].concat())).0;
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["score"], 0);
+    assert_eq!(v["tests"][0]["status"], "failed");
+    assert_eq!(v["tests"][0]["max_score"], 15);
+}
+
+#[test]
+fn a_service_that_cannot_run_or_an_unknown_check_is_exit_2() {
+    let o = grader(&["--comando", "exit 7", "--espera", "5"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("terminó (con estado 7) antes de responder 200 en GET /health"),
+        "{err}"
+    );
+    let o = grader(&["--comando", "true", "--verificacion", "nada"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err.contains("--verificacion nada: no existe; se permiten: flota-sin-key,"),
+        "{err}"
+    );
+    // No --comando and no servicio.toml here.
+    let o = grader(&["--carpeta", "/"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("servicio.toml"), "{err}");
+}

@@ -1,0 +1,51 @@
+//! Where the kit's files are, and how paths are shown.
+
+use std::path::{Path, PathBuf};
+
+/// The repository root: the workspace `cargo run` ran the grader from (its
+/// `CARGO_MANIFEST_DIR` at run time), else the one the grader was built in.
+/// Two copies of the kit built into one target folder share the grader's
+/// binary; each must still grade its own files.
+pub fn repo_root() -> PathBuf {
+    let runtime = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let manifest = runtime.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let root = manifest.parent().unwrap_or(&manifest).to_path_buf();
+    root.canonicalize().unwrap_or(root)
+}
+
+/// The kit's own fixtures folder, `fixtures/`.
+pub fn fixtures_dir() -> PathBuf {
+    repo_root().join("fixtures")
+}
+
+/// The snapshot of scenario `name`'s table: `fixtures/snapshots/NAME.snap`.
+pub fn snapshot_path(name: &str) -> PathBuf {
+    fixtures_dir()
+        .join("snapshots")
+        .join(format!("{name}.snap"))
+}
+
+/// `path` relative to the repository root when it is inside it, so reports
+/// read the same on every machine (`/` between its parts, Windows too).
+pub fn display(path: &Path) -> String {
+    let root = repo_root();
+    if let Ok(rel) = path.strip_prefix(&root) {
+        return slashed(rel);
+    }
+    if let Ok(canon) = path.canonicalize()
+        && let Ok(rel) = canon.strip_prefix(&root)
+    {
+        return slashed(rel);
+    }
+    path.display().to_string()
+}
+
+/// A relative path as text, its parts joined by `/` on every system.
+pub fn slashed(rel: &Path) -> String {
+    let text = rel.to_string_lossy();
+    if cfg!(windows) {
+        text.replace('\\', "/")
+    } else {
+        text.into_owned()
+    }
+}

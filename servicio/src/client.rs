@@ -1,0 +1,210 @@
+//! The kit playing `orders` over HTTP: `POST /charges` to the service, the
+//! whole answer read (so the handler has run) before the loss stream says
+//! whether it was delivered or lost (lección 2: "el servidor ya cobró").
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use sim::Money;
+
+use crate::timeline::{Lane, Timeline};
+
+/// The most bytes of an answer the kit reads: a larger body is a contract
+/// failure, not a memory problem.
+pub const MAX_ANSWER: u64 = 1024 * 1024;
+
+/// What the service answered to one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// The HTTP status.
+    pub status: u16,
+    /// The charge the body names, when the status is 200 or 201 and the
+    /// body is the contract's JSON.
+    pub charge: Option<ChargeAnswer>,
+    /// What is wrong with a 200/201's body (not JSON, HTML, fields
+    /// missing), in Spanish; `None` for a good body or another status.
+    pub problem: Option<String>,
+    /// The body's first characters, for messages.
+    pub excerpt: String,
+}
+
+impl Answer {
+    /// Whether it is a success (200 or 201) with a good body.
+    pub fn ok(&self) -> bool {
+        self.charge.is_some()
+    }
+
+    /// One Spanish line: `200 ch_0001`, `409`, `200 con un cuerpo inválido
+    /// (…)`.
+    pub fn describe(&self) -> String {
+        match (&self.charge, &self.problem) {
+            (Some(c), _) => format!("{} {}", self.status, c.charge_id),
+            (None, Some(p)) => format!("{} con un cuerpo inválido ({p})", self.status),
+            (None, None) => format!("{} «{}»", self.status, self.excerpt),
+        }
+    }
+}
+
+/// The success body of the contract.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct ChargeAnswer {
+    /// The processor's charge id.
+    pub charge_id: String,
+    /// The order charged.
+    pub order_id: String,
+    /// The amount charged, in cents.
+    pub amount_cents: i64,
+}
+
+/// A client of one service (its base URL), with a per-request time limit.
+#[derive(Clone)]
+pub struct Client {
+    agent: ureq::Agent,
+    base: String,
+    timeline: Timeline,
+}
+
+/// The agent every kit client uses: 4xx/5xx read as answers, no proxy
+/// (loopback), no redirects, `limit` for a whole request.
+pub fn agent(limit: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .proxy(None)
+        .max_redirects(0)
+        .timeout_global(Some(limit))
+        .build()
+        .new_agent()
+}
+
+impl Client {
+    /// A client of the service at `base` (`http://127.0.0.1:PORT`) whose
+    /// requests each get at most `limit`.
+    pub fn new(base: &str, limit: Duration, timeline: Timeline) -> Client {
+        Client {
+            agent: agent(limit),
+            base: base.trim_end_matches('/').to_string(),
+            timeline,
+        }
+    }
+
+    /// The service's base URL.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// `POST /charges` for `order_id` and `amount` (cents), with the
+    /// `Idempotency-Key` header when `key` is given, as client `lane`; the
+    /// whole answer is read. Records the request on the timeline (the
+    /// answer is recorded by the caller, who knows whether it is lost).
+    ///
+    /// # Errors
+    /// A request that got no HTTP answer (refused, reset, time limit,
+    /// malformed HTTP, a body over 1 MiB), in Spanish.
+    pub fn charge(
+        &self,
+        lane: u32,
+        order_id: &str,
+        amount: Money,
+        key: Option<&str>,
+    ) -> Result<Answer, String> {
+        let body = serde_json::json!({ "order_id": order_id, "amount_cents": amount.cents() });
+        self.timeline.push(
+            Lane::Orders(lane),
+            order_id,
+            "envio",
+            match key {
+                Some(k) => format!("POST /charges {order_id} {amount} Idempotency-Key: {k}"),
+                None => format!("POST /charges {order_id} {amount} sin key"),
+            },
+        );
+        let mut request = self
+            .agent
+            .post(format!("{}/charges", self.base))
+            .content_type("application/json");
+        if let Some(k) = key {
+            request = request.header("Idempotency-Key", k);
+        }
+        let response = request
+            .send(body.to_string())
+            .map_err(|e| transport_error(&e, "POST /charges"))?;
+        read_answer(response)
+    }
+
+    /// `GET /health`'s status.
+    ///
+    /// # Errors
+    /// As [`Client::charge`].
+    pub fn health(&self) -> Result<u16, String> {
+        let mut response = self
+            .agent
+            .get(format!("{}/health", self.base))
+            .call()
+            .map_err(|e| transport_error(&e, "GET /health"))?;
+        let status = response.status().as_u16();
+        let _ = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_ANSWER)
+            .read_to_vec();
+        Ok(status)
+    }
+}
+
+/// Reads a whole answer and checks a success body against the contract.
+fn read_answer(mut response: ureq::http::Response<ureq::Body>) -> Result<Answer, String> {
+    let status = response.status().as_u16();
+    let bytes = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_ANSWER)
+        .read_to_vec()
+        .map_err(|e| transport_error(&e, "el cuerpo de la respuesta"))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let excerpt: String = text.chars().take(120).collect();
+    let excerpt = judge::verdict::student_text(excerpt.trim());
+    let mut answer = Answer {
+        status,
+        charge: None,
+        problem: None,
+        excerpt,
+    };
+    if status == 200 || status == 201 {
+        match serde_json::from_slice::<ChargeAnswer>(&bytes) {
+            Ok(c) => answer.charge = Some(c),
+            Err(e) => {
+                let what = if text.trim_start().starts_with('<') {
+                    "parece HTML, no JSON".to_string()
+                } else if serde_json::from_slice::<serde_json::Value>(&bytes).is_ok() {
+                    format!(
+                        "JSON sin los campos charge_id, order_id y amount_cents: {}",
+                        judge::verdict::student_text(&e.to_string())
+                    )
+                } else {
+                    "no es JSON".to_string()
+                };
+                answer.problem = Some(format!("{what}; llegó «{}»", answer.excerpt));
+            }
+        }
+    }
+    Ok(answer)
+}
+
+/// A transport failure of `what` in Spanish.
+fn transport_error(e: &ureq::Error, what: &str) -> String {
+    match e {
+        ureq::Error::Timeout(_) => {
+            format!("{what}: el servicio no respondió dentro del límite de tiempo por petición")
+        }
+        ureq::Error::BodyExceedsLimit(_) => format!(
+            "{what}: el servicio mandó un cuerpo de más de 1 MiB (el contrato responde un JSON pequeño)"
+        ),
+        ureq::Error::Io(io) => format!(
+            "{what}: la conexión con el servicio falló ({})",
+            judge::output::io_error(io)
+        ),
+        other => format!(
+            "{what}: el servicio no respondió HTTP/1.1 válido ({})",
+            judge::verdict::student_text(&other.to_string())
+        ),
+    }
+}

@@ -1,0 +1,451 @@
+//! `grader servicio`: the final project's "después" measured on the
+//! student's real payments service (lección 2: "el 'antes' contra el cual
+//! medirás tu 'después' en el proyecto final").
+//!
+//! The kit starts the service ([`process`]) with its own card processor
+//! ([`processor`]), plays `orders` with the lesson's fleet over HTTP
+//! ([`fleet`]: "antes" without the header, "después" with one key per
+//! operation, each on a fresh `DATA_DIR`, a lost answer read whole and then
+//! discarded) and runs the checks of the idempotency contract ([`checks`]).
+//! The figures come from the processor's record: the money really taken.
+//! The table itself is the grader's (`comparar`'s), not a copy.
+
+pub mod checks;
+pub mod client;
+pub mod fleet;
+pub mod html;
+pub mod process;
+pub mod processor;
+pub mod report;
+pub mod timeline;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use judge::figures::WorldFigures;
+use judge::verdict::Verdict;
+use sim::Fleet;
+
+use crate::checks::{CHECKS, CheckSpec, Ctx};
+use crate::fleet::WorldRun;
+use crate::process::{Launch, Service};
+use crate::processor::Processor;
+use crate::timeline::{Lane, Timeline};
+
+/// What one run needs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// How the service starts.
+    pub launch: Launch,
+    /// The fleet of the "antes" and "después" worlds.
+    pub fleet: Fleet,
+    /// The limit of the whole run.
+    pub run_limit: Duration,
+    /// Only these checks (ids); empty: all.
+    pub only: Vec<String>,
+}
+
+/// One check's outcome.
+#[derive(Clone, Debug)]
+pub struct CheckResult {
+    /// The check.
+    pub spec: CheckSpec,
+    /// Its verdict.
+    pub verdict: Verdict,
+}
+
+/// What a run measured.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The world without idempotency, when it ran.
+    pub before: Option<WorldRun>,
+    /// The world with a key per operation, when it ran.
+    pub after: Option<WorldRun>,
+    /// The checks, in [`CHECKS`]'s order.
+    pub checks: Vec<CheckResult>,
+    /// Every event of the checks (the fleet's events are in the worlds'
+    /// own timelines).
+    pub timeline: Timeline,
+    /// The fleet worlds' timelines, "antes" then "después".
+    pub world_timelines: Vec<Timeline>,
+}
+
+impl Outcome {
+    /// Points earned and possible.
+    pub fn score(&self) -> (u32, u32) {
+        let max = self.checks.iter().map(|c| c.spec.points).sum();
+        let got = self
+            .checks
+            .iter()
+            .filter(|c| c.verdict.passed())
+            .map(|c| c.spec.points)
+            .sum();
+        (got, max)
+    }
+
+    /// Whether every check that ran passed.
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(|c| c.verdict.passed())
+    }
+}
+
+/// Runs the worlds and the checks of `config`.
+///
+/// # Errors
+/// The service could not be run at all (the first start failed: a bad
+/// command, never ready), in Spanish, for exit status 2.
+pub fn run(config: &Config) -> Result<Outcome, String> {
+    let deadline = Instant::now() + config.run_limit;
+    let wanted = |id: &str| config.only.is_empty() || config.only.iter().any(|o| o == id);
+    // The judge's own scratch folder: removed at the end, on Ctrl-C (the
+    // judge's shutdown) and, after a SIGKILL, by the next judge.
+    let scratch = Scratch(
+        judge::runner::folders::new_folder(judge::runner::folders::SCRATCH_PREFIX, 0o700)
+            .map_err(|e| format!("no se pudo crear una carpeta temporal: {e}"))?,
+    );
+    let logs = scratch.0.join("salida");
+    std::fs::create_dir_all(&logs).map_err(|e| e.to_string())?;
+    let mut fresh_dirs = 0u32;
+    let mut fresh_dir = || -> Result<std::path::PathBuf, String> {
+        fresh_dirs += 1;
+        let dir = scratch.0.join(format!("data-{fresh_dirs}"));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("no se pudo crear {}: {e}", dir.display()))?;
+        Ok(dir)
+    };
+    let mut outcome = Outcome {
+        before: None,
+        after: None,
+        checks: Vec::new(),
+        timeline: Timeline::new(),
+        world_timelines: Vec::new(),
+    };
+    let mut verdicts: Vec<(&'static str, Verdict)> = Vec::new();
+    let mut started_once = false;
+    let mut start = |dir: &Path, processor: &Processor, timeline: &Timeline| {
+        let s = Service::start(&config.launch, dir, processor.url(), &logs, timeline);
+        let first = !started_once;
+        started_once = true;
+        s.map_err(|e| (e, first))
+    };
+
+    // The fleet, before and after.
+    if wanted("flota-sin-key") || wanted("flota-con-key") {
+        let expected = judge::oracle::expect(&config.fleet);
+        for (with_keys, id) in [(false, "flota-sin-key"), (true, "flota-con-key")] {
+            let timeline = Timeline::new();
+            let processor = Processor::start(timeline.clone())?;
+            let dir = fresh_dir()?;
+            let mut service = match start(&dir, &processor, &timeline) {
+                Ok(s) => s,
+                Err((e, true)) => return Err(e),
+                Err((e, false)) => {
+                    verdicts.push((id, Verdict::Crashed { what: e }));
+                    continue;
+                }
+            };
+            let run = fleet::play(
+                &config.fleet,
+                &service.client,
+                &processor,
+                with_keys,
+                deadline,
+                &timeline,
+            );
+            let want = if with_keys {
+                expected.after
+            } else {
+                expected.before
+            };
+            let verdict = match &run {
+                Ok(w) => fleet_verdict(w, &want, with_keys),
+                Err(e) => Verdict::Crashed {
+                    what: format!("{e}.{}", service.tail_section()),
+                },
+            };
+            service.stop();
+            verdicts.push((id, verdict));
+            outcome.world_timelines.push(timeline);
+            if let Ok(w) = run {
+                if with_keys {
+                    outcome.after = Some(w);
+                } else {
+                    outcome.before = Some(w);
+                }
+            }
+        }
+    }
+
+    let timeline = outcome.timeline.clone();
+    let processor = Processor::start(timeline.clone())?;
+    let ctx = Ctx {
+        processor: &processor,
+        timeline: &timeline,
+    };
+
+    // One instance for the checks that need one.
+    let single = [
+        "un-comprador",
+        "reintento-mismo-cargo",
+        "otra-solicitud-422",
+        "reintentos-concurrentes",
+        "cliente-que-abandona",
+    ];
+    if single.iter().any(|id| wanted(id)) {
+        let dir = fresh_dir()?;
+        match start(&dir, &processor, &timeline) {
+            Err((e, true)) => return Err(e),
+            Err((e, false)) => {
+                for id in single.iter().filter(|id| wanted(id)) {
+                    verdicts.push((id, Verdict::Crashed { what: e.clone() }));
+                }
+            }
+            Ok(mut service) => {
+                let c = service.client.clone();
+                for id in single.iter().copied().filter(|id| wanted(id)) {
+                    let v = if Instant::now() >= deadline {
+                        out_of_time()
+                    } else {
+                        match id {
+                            "un-comprador" => checks::one_buyer(&ctx, &c),
+                            "reintento-mismo-cargo" => checks::retry_same_charge(&ctx, &c),
+                            "otra-solicitud-422" => checks::other_body(&ctx, &c),
+                            "reintentos-concurrentes" => checks::concurrent(
+                                &ctx,
+                                &[&c, &c, &c],
+                                "ord_9301",
+                                "idem_concurrentes_9301",
+                                checks::hints::ATOMIC,
+                            ),
+                            _ => checks::gives_up(&ctx, &c),
+                        }
+                    };
+                    verdicts.push((id, v));
+                }
+                service.stop();
+            }
+        }
+    }
+
+    if wanted("dos-instancias") {
+        let v = if Instant::now() >= deadline {
+            out_of_time()
+        } else {
+            let dir = fresh_dir()?;
+            match start(&dir, &processor, &timeline) {
+                Err((e, true)) => return Err(e),
+                Err((e, false)) => Verdict::Crashed { what: e },
+                Ok(mut one) => {
+                    let v = match start(&dir, &processor, &timeline) {
+                        Err((e, _)) => Verdict::Crashed {
+                            what: format!("la segunda instancia: {e}"),
+                        },
+                        Ok(mut two) => {
+                            let (a, b) = (one.client.clone(), two.client.clone());
+                            let v = checks::concurrent(
+                                &ctx,
+                                &[&a, &b, &b],
+                                "ord_9501",
+                                "idem_dos_instancias_9501",
+                                checks::hints::SHARED,
+                            );
+                            two.stop();
+                            v
+                        }
+                    };
+                    one.stop();
+                    v
+                }
+            }
+        };
+        verdicts.push(("dos-instancias", v));
+    }
+
+    if wanted("reinicio") {
+        let v = if Instant::now() >= deadline {
+            out_of_time()
+        } else {
+            let dir = fresh_dir()?;
+            match start(&dir, &processor, &timeline) {
+                Err((e, true)) => return Err(e),
+                Err((e, false)) => Verdict::Crashed { what: e },
+                Ok(mut one) => restart(&ctx, &mut one, |t| {
+                    start(&dir, &processor, t).map_err(|e| e.0)
+                }),
+            }
+        };
+        verdicts.push(("reinicio", v));
+    }
+
+    drop(processor);
+    outcome.checks = CHECKS
+        .iter()
+        .filter(|spec| wanted(spec.id))
+        .filter_map(|spec| {
+            verdicts
+                .iter()
+                .find(|(id, _)| *id == spec.id)
+                .map(|(_, v)| CheckResult {
+                    spec: *spec,
+                    verdict: v.clone(),
+                })
+        })
+        .collect();
+    Ok(outcome)
+}
+
+/// A folder of [`judge::runner::folders`], removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        judge::runner::folders::remove_folder(&self.0);
+    }
+}
+
+fn out_of_time() -> Verdict {
+    Verdict::Crashed {
+        what: "no corrió: se acabó el tiempo de la corrida (--limite-corrida)".to_string(),
+    }
+}
+
+/// `reinicio`: a charge whose answer is lost, SIGKILL, a new instance on
+/// the same `DATA_DIR`, the retry.
+fn restart(
+    ctx: &Ctx,
+    one: &mut Service,
+    mut start_again: impl FnMut(&Timeline) -> Result<Service, String>,
+) -> Verdict {
+    let (order, key, amount) = (
+        "ord_9601",
+        "idem_reinicio_9601",
+        sim::Money::from_dollars(75),
+    );
+    let first = one.client.charge(1, order, amount, Some(key));
+    ctx.timeline.push(
+        Lane::Orders(1),
+        order,
+        "perdida",
+        match &first {
+            Ok(a) => format!("recibió {} y la descarta (respuesta perdida)", a.describe()),
+            Err(e) => format!("sin respuesta ({e})"),
+        },
+    );
+    one.kill();
+    ctx.timeline.push(
+        Lane::Kit,
+        order,
+        "nota",
+        "mata el servicio (SIGKILL) y lo arranca otra vez sobre el mismo DATA_DIR",
+    );
+    let mut two = match start_again(ctx.timeline) {
+        Ok(s) => s,
+        Err(e) => {
+            return Verdict::Crashed {
+                what: format!("el servicio no volvió a arrancar sobre el mismo DATA_DIR: {e}"),
+            };
+        }
+    };
+    let retry = two.client.charge(1, order, amount, Some(key));
+    ctx.timeline.push(
+        Lane::Orders(1),
+        order,
+        "respuesta",
+        match &retry {
+            Ok(a) => format!("recibió {}", a.describe()),
+            Err(e) => format!("sin respuesta ({e})"),
+        },
+    );
+    two.stop();
+    let charges = ctx.processor.charges_for(order);
+    let ok = charges.len() == 1
+        && retry
+            .as_ref()
+            .ok()
+            .and_then(|a| a.charge.as_ref())
+            .is_some_and(|c| c.charge_id == charges[0].charge_id);
+    if ok {
+        return Verdict::Passed;
+    }
+    Verdict::failed(
+        "1 cargo; el reintento tras el reinicio devuelve su charge_id",
+        format!(
+            "{} cargo(s) en el procesador; el reintento respondió {}",
+            charges.len(),
+            match &retry {
+                Ok(a) => a.describe(),
+                Err(e) => format!("sin respuesta ({e})"),
+            }
+        ),
+        checks::hints::DURABLE,
+    )
+    .with_steps(ctx.timeline.steps(order))
+}
+
+/// The verdict of one fleet world against the oracle's figures.
+fn fleet_verdict(w: &WorldRun, want: &WorldFigures, with_keys: bool) -> Verdict {
+    let got = &w.figures;
+    let line = |f: &WorldFigures| {
+        format!(
+            "{} intentos, {} cargos, {} órdenes cobradas 2+ veces, cobrado {}, sobrecobro {}",
+            sim::money::group_thousands(f.attempts),
+            sim::money::group_thousands(f.charges),
+            sim::money::group_thousands(f.orders_charged_twice_or_more),
+            f.charged,
+            f.overcharge
+        )
+    };
+    let same = got.attempts == want.attempts
+        && got.charges == want.charges
+        && got.orders_charged_twice_or_more == want.orders_charged_twice_or_more
+        && got.charged == want.charged
+        && got.overcharge == want.overcharge;
+    if same && w.problem_count == 0 {
+        return Verdict::Passed;
+    }
+    let hint = if with_keys {
+        checks::hints::STORE
+    } else {
+        checks::hints::NO_KEY
+    };
+    let mut steps: Vec<String> = Vec::new();
+    if w.problem_count > 0 {
+        steps.push(format!(
+            "{} respuestas entregadas rompen el contrato; las primeras:",
+            w.problem_count
+        ));
+        steps.extend(w.problems.iter().take(5).cloned());
+    }
+    // The first order whose charges differ from what it should have.
+    let per_order = |order: &fleet::OrderTrace| {
+        w.ledger
+            .iter()
+            .filter(|c| c.order_id == order.order_id)
+            .count()
+    };
+    if let Some(o) = w.orders.iter().find(|o| {
+        let want_n = if with_keys { 1 } else { o.attempts.len() };
+        per_order(o) != want_n
+    }) {
+        steps.push(format!(
+            "la primera orden con otros cargos: {} ({} intentos, {} cargos, key {})",
+            o.order_id,
+            o.attempts.len(),
+            per_order(o),
+            o.key.as_deref().unwrap_or("ninguna")
+        ));
+        for (i, a) in o.attempts.iter().enumerate() {
+            steps.push(format!(
+                "  intento {}: {}{}{}",
+                i + 1,
+                a.status,
+                a.charge_id
+                    .as_deref()
+                    .map(|c| format!(" {c}"))
+                    .unwrap_or_default(),
+                if a.lost { " (perdida)" } else { "" }
+            ));
+        }
+    }
+    Verdict::failed(line(want), line(got), hint).with_steps(steps)
+}

@@ -1,0 +1,294 @@
+//! The student's service as a process: started in its own process group
+//! with `PORT`, `DATA_DIR` and `PROCESSOR_URL`, ready when `GET /health`
+//! answers 200, stopped with SIGTERM and then SIGKILL, its group included,
+//! on every exit path (dropped, a failed check, Ctrl-C through the judge's
+//! [`judge::runner::cleanup`]).
+//!
+//! On Windows the command runs under `cmd /C` and is stopped with
+//! `Child::kill` (no process group: what it started may outlive it).
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::client::Client;
+use crate::timeline::Timeline;
+
+/// How a service is started.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// The shell command (`python3 app.py`), run by `sh -c` (`cmd /C` on
+    /// Windows).
+    pub command: String,
+    /// The folder it runs in.
+    pub cwd: PathBuf,
+    /// How long it may take to answer `GET /health` with 200.
+    pub ready_within: Duration,
+    /// The limit of each request the kit sends.
+    pub request_limit: Duration,
+}
+
+/// A running instance of the service.
+pub struct Service {
+    child: Option<Child>,
+    log: PathBuf,
+    /// The client of this instance.
+    pub client: Client,
+}
+
+/// A free loopback port (the system's pick; another process may take it
+/// before the service binds it: [`Service::start`] retries once).
+fn free_port() -> Result<u16, String> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| format!("no se encontró un puerto libre en 127.0.0.1: {e}"))?;
+    listener
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|e| e.to_string())
+}
+
+impl Service {
+    /// Starts `launch` on `data_dir` with the processor at `processor_url`
+    /// and waits until it is ready; its output goes to `log_dir`.
+    ///
+    /// # Errors
+    /// Why it is not ready (exited, never answered 200 in time), with the
+    /// last lines of its output, in Spanish.
+    pub fn start(
+        launch: &Launch,
+        data_dir: &Path,
+        processor_url: &str,
+        log_dir: &Path,
+        timeline: &Timeline,
+    ) -> Result<Service, String> {
+        match Service::start_once(launch, data_dir, processor_url, log_dir, timeline) {
+            // The port may have been taken between the pick and the bind:
+            // once more, with another port, when it exited at once.
+            Err((message, true)) => {
+                Service::start_once(launch, data_dir, processor_url, log_dir, timeline)
+                    .map_err(|e| e.0)
+                    .map_err(|again| {
+                        if again == message {
+                            again
+                        } else {
+                            format!("{message}\n(segundo intento) {again}")
+                        }
+                    })
+            }
+            other => other.map_err(|e| e.0),
+        }
+    }
+
+    /// One start; the error says whether the service exited before it was
+    /// ready (worth a retry on another port).
+    fn start_once(
+        launch: &Launch,
+        data_dir: &Path,
+        processor_url: &str,
+        log_dir: &Path,
+        timeline: &Timeline,
+    ) -> Result<Service, (String, bool)> {
+        let port = free_port().map_err(|e| (e, false))?;
+        let log = log_dir.join(format!("servicio-{port}.log"));
+        let out = File::create(&log)
+            .map_err(|e| (format!("no se pudo crear {}: {e}", log.display()), false))?;
+        let err = out.try_clone().map_err(|e| (e.to_string(), false))?;
+        let mut command = shell(&launch.command);
+        command
+            .current_dir(&launch.cwd)
+            .env("PORT", port.to_string())
+            .env("DATA_DIR", data_dir)
+            .env("PROCESSOR_URL", processor_url)
+            .env("PYTHONUNBUFFERED", "1")
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err);
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let child = command.spawn().map_err(|e| {
+            (
+                format!(
+                    "no se pudo ejecutar el comando «{}»: {}",
+                    launch.command,
+                    judge::output::io_error(&e)
+                ),
+                false,
+            )
+        })?;
+        if let Err(e) = judge::runner::cleanup::track_group(&child) {
+            let mut s = Service {
+                child: Some(child),
+                log,
+                client: Client::new("http://127.0.0.1:0", launch.request_limit, timeline.clone()),
+            };
+            s.kill();
+            return Err((e.to_string(), false));
+        }
+        let base = format!("http://127.0.0.1:{port}");
+        let mut service = Service {
+            child: Some(child),
+            log,
+            client: Client::new(&base, launch.request_limit, timeline.clone()),
+        };
+        let probe = Client::new(&base, Duration::from_secs(2), timeline.clone());
+        let deadline = Instant::now() + launch.ready_within;
+        let mut last = String::from("nunca aceptó una conexión");
+        loop {
+            if let Some(status) = service.exited() {
+                let message = format!(
+                    "el servicio («{}») terminó ({status}) antes de responder 200 en GET /health.{}",
+                    launch.command,
+                    service.tail_section()
+                );
+                return Err((message, true));
+            }
+            match probe.health() {
+                Ok(200) => return Ok(service),
+                Ok(other) => last = format!("GET /health respondió {other}"),
+                Err(e) => {
+                    if !e.contains("la conexión con el servicio falló") {
+                        last = e;
+                    }
+                }
+            }
+            if Instant::now() >= deadline {
+                let message = format!(
+                    "el servicio («{}») no respondió 200 en GET /health en {} s (--espera); lo último: {last}.{}",
+                    launch.command,
+                    seconds(launch.ready_within),
+                    service.tail_section()
+                );
+                service.stop();
+                return Err((message, false));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// How it ended, if it has.
+    fn exited(&mut self) -> Option<String> {
+        let child = self.child.as_mut()?;
+        match child.try_wait() {
+            Ok(Some(status)) => Some(describe_status(status)),
+            _ => None,
+        }
+    }
+
+    /// The last lines of its output, as a section of a message (empty
+    /// when it printed nothing).
+    pub fn tail_section(&self) -> String {
+        let tail = tail(&self.log, 20);
+        if tail.is_empty() {
+            " No imprimió nada.".to_string()
+        } else {
+            format!("\nSus últimas líneas:\n{tail}")
+        }
+    }
+
+    /// Stops it: SIGTERM to its group, up to 3 s, then SIGKILL.
+    pub fn stop(&mut self) {
+        self.end(Duration::from_secs(3));
+    }
+
+    /// Kills it at once (SIGKILL to its group), as a crash would.
+    pub fn kill(&mut self) {
+        self.end(Duration::ZERO);
+    }
+
+    fn end(&mut self, grace: Duration) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        #[cfg(unix)]
+        {
+            use nix::sys::signal::{Signal, killpg};
+            use nix::unistd::Pid;
+            let group = Pid::from_raw(child.id() as i32);
+            if !grace.is_zero() && matches!(child.try_wait(), Ok(None)) {
+                let _ = killpg(group, Signal::SIGTERM);
+                let deadline = Instant::now() + grace;
+                while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            // The group, even when its leader is gone (a wrapper shell's
+            // children).
+            let _ = killpg(group, Signal::SIGKILL);
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = grace;
+            let _ = child.kill();
+        }
+        let _ = child.wait();
+        judge::runner::cleanup::untrack_group(child.id());
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// `300` or `0.6`: seconds as a person writes them.
+pub fn seconds(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        d.as_secs().to_string()
+    } else {
+        format!("{:.1}", d.as_secs_f64())
+    }
+}
+
+fn shell(command: &str) -> Command {
+    #[cfg(unix)]
+    {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(command);
+        c
+    }
+    #[cfg(not(unix))]
+    {
+        let mut c = Command::new("cmd");
+        c.arg("/C").arg(command);
+        c
+    }
+}
+
+fn describe_status(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("por la señal {signal}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("con estado {code}"),
+        None => "sin estado".to_string(),
+    }
+}
+
+/// The last `n` lines of file `path` (at most its last 64 KiB), each made
+/// safe to show.
+pub fn tail(path: &Path, n: usize) -> String {
+    let Ok(mut file) = File::open(path) else {
+        return String::new();
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let _ = file.seek(SeekFrom::Start(len.saturating_sub(64 * 1024)));
+    let mut bytes = Vec::new();
+    let _ = file.read_to_end(&mut bytes);
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| format!("  | {}", judge::verdict::student_text(l)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

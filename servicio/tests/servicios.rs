@@ -1,0 +1,279 @@
+//! `servicio` against real services over HTTP: the Python reference (the
+//! lesson's figures to the dollar, every check passes), the wrong services
+//! (each fails the check that names its mistake) and broken ones (a clear
+//! message, never a hang). Python's standard library only: cheap in CI.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use judge::verdict::Verdict;
+use servicio::process::Launch;
+use servicio::{Config, Outcome};
+use sim::Money;
+
+fn here() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servicios")
+}
+
+fn lesson_fleet() -> sim::Fleet {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/flota-1000.toml");
+    judge::fixture::Scenario::load(&path).unwrap().fleet
+}
+
+fn small_fleet() -> sim::Fleet {
+    sim::Fleet::generated(20, (10, 500), 0.15, 4, 42, sim::StreamKind::Cpython)
+}
+
+fn config(command: &str, fleet: sim::Fleet, only: &[&str]) -> Config {
+    Config {
+        launch: Launch {
+            command: command.to_string(),
+            cwd: here(),
+            ready_within: Duration::from_secs(30),
+            request_limit: Duration::from_secs(10),
+        },
+        fleet,
+        run_limit: Duration::from_secs(300),
+        only: only.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn python(file: &str, fleet: sim::Fleet, only: &[&str]) -> Outcome {
+    servicio::run(&config(&format!("python3 {file}"), fleet, only)).unwrap()
+}
+
+fn verdict<'a>(o: &'a Outcome, id: &str) -> &'a Verdict {
+    &o.checks
+        .iter()
+        .find(|c| c.spec.id == id)
+        .unwrap_or_else(|| panic!("{id} did not run"))
+        .verdict
+}
+
+fn failing(o: &Outcome) -> Vec<&'static str> {
+    o.checks
+        .iter()
+        .filter(|c| !c.verdict.passed())
+        .map(|c| c.spec.id)
+        .collect()
+}
+
+#[test]
+fn the_python_reference_prints_the_lessons_figures_and_passes_every_check() {
+    let o = python("referencia.py", lesson_fleet(), &[]);
+    let (b, a) = (
+        o.before.as_ref().unwrap().figures,
+        o.after.as_ref().unwrap().figures,
+    );
+    assert_eq!(b.attempts, 1184);
+    assert_eq!(b.charges, 1184);
+    assert_eq!(b.orders_charged_twice_or_more, 146);
+    assert_eq!(b.charged, Money::from_dollars(305_118));
+    assert_eq!(b.intended, Money::from_dollars(256_979));
+    assert_eq!(b.overcharge, Money::from_dollars(48_139));
+    assert_eq!(a.attempts, 1184);
+    assert_eq!(a.executions, 1000);
+    assert_eq!(a.charges, 1000);
+    assert_eq!(a.orders_charged_twice_or_more, 0);
+    assert_eq!(a.charged, Money::from_dollars(256_979));
+    assert_eq!(a.overcharge, Money::ZERO);
+    assert_eq!(o.checks.len(), servicio::checks::CHECKS.len());
+    assert!(failing(&o).is_empty(), "{:#?}", o.checks);
+    assert_eq!(o.score(), (100, 100));
+}
+
+#[test]
+fn a_service_that_ignores_the_key_fails_the_retry_and_the_fleet_with_keys() {
+    let o = python(
+        "ignora_key.py",
+        small_fleet(),
+        &["flota-sin-key", "flota-con-key", "reintento-mismo-cargo"],
+    );
+    assert_eq!(failing(&o), ["flota-con-key", "reintento-mismo-cargo"]);
+    let Verdict::Failed { got, hint, .. } = verdict(&o, "reintento-mismo-cargo") else {
+        panic!("{:?}", verdict(&o, "reintento-mismo-cargo"));
+    };
+    assert!(
+        got.contains("cargos en el procesador: ch_0001, ch_0002"),
+        "{got}"
+    );
+    assert_eq!(hint, servicio::checks::hints::STORE);
+}
+
+#[test]
+fn look_up_then_charge_then_store_fails_the_concurrent_checks_every_run() {
+    // Three runs of the same race: the held charge makes it certain.
+    for _ in 0..3 {
+        let o = python(
+            "carrera.py",
+            small_fleet(),
+            &[
+                "reintento-mismo-cargo",
+                "reintentos-concurrentes",
+                "dos-instancias",
+            ],
+        );
+        assert_eq!(
+            failing(&o),
+            ["reintentos-concurrentes", "dos-instancias"],
+            "{:#?}",
+            o.checks
+        );
+        let Verdict::Failed {
+            got, hint, steps, ..
+        } = verdict(&o, "reintentos-concurrentes")
+        else {
+            panic!()
+        };
+        assert!(got.starts_with("3 cargo(s) en el procesador"), "{got}");
+        assert_eq!(hint, servicio::checks::hints::ATOMIC);
+        assert!(
+            steps.iter().any(|s| s.contains("retiene la respuesta")),
+            "{steps:#?}"
+        );
+    }
+}
+
+#[test]
+fn a_store_in_memory_passes_one_process_and_fails_two_instances_and_a_restart() {
+    let o = python(
+        "memoria.py",
+        small_fleet(),
+        &[
+            "reintentos-concurrentes",
+            "dos-instancias",
+            "reinicio",
+            "cliente-que-abandona",
+        ],
+    );
+    assert_eq!(
+        failing(&o),
+        ["dos-instancias", "reinicio"],
+        "{:#?}",
+        o.checks
+    );
+    let Verdict::Failed { got, hint, .. } = verdict(&o, "reinicio") else {
+        panic!()
+    };
+    assert!(got.starts_with("2 cargo(s) en el procesador"), "{got}");
+    assert_eq!(hint, servicio::checks::hints::DURABLE);
+    let Verdict::Failed { hint, .. } = verdict(&o, "dos-instancias") else {
+        panic!()
+    };
+    assert_eq!(hint, servicio::checks::hints::SHARED);
+}
+
+#[test]
+fn a_key_reused_with_another_amount_fails_the_422_check_only() {
+    let o = python(
+        "otro_monto.py",
+        small_fleet(),
+        &["reintento-mismo-cargo", "otra-solicitud-422"],
+    );
+    assert_eq!(failing(&o), ["otra-solicitud-422"]);
+    let Verdict::Failed { got, .. } = verdict(&o, "otra-solicitud-422") else {
+        panic!()
+    };
+    assert!(got.contains("con otro monto: 200 ch_"), "{got}");
+    assert!(got.ends_with("cargos en el procesador: 1"), "{got}");
+}
+
+#[test]
+fn a_service_that_exits_or_never_answers_is_a_clear_message() {
+    let exits = servicio::run(&config(
+        "echo arranco mal; exit 3",
+        small_fleet(),
+        &["reintento-mismo-cargo"],
+    ))
+    .unwrap_err();
+    assert!(exits.contains("terminó (con estado 3)"), "{exits}");
+    assert!(exits.contains("| arranco mal"), "{exits}");
+    let mut never = config("sleep 60", small_fleet(), &["reintento-mismo-cargo"]);
+    never.launch.ready_within = Duration::from_millis(600);
+    let started = std::time::Instant::now();
+    let e = servicio::run(&never).unwrap_err();
+    assert!(e.contains("no respondió 200 en GET /health en 0.6 s (--espera); lo último: nunca aceptó una conexión. No imprimió nada."), "{e}");
+    // Stopped at once (SIGTERM to its group), not after its 60 s.
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let missing = servicio::run(&config(
+        "python3 no-existe.py",
+        small_fleet(),
+        &["reintento-mismo-cargo"],
+    ))
+    .unwrap_err();
+    assert!(missing.contains("no-existe.py"), "{missing}");
+}
+
+#[test]
+fn html_huge_bodies_and_cut_connections_are_named_not_hung() {
+    for (mode, want) in [
+        ("html", "parece HTML, no JSON"),
+        ("grande", "un cuerpo de más de 1 MiB"),
+        ("cortada", "POST /charges:"),
+    ] {
+        let o = python(
+            &format!("basura.py {mode}"),
+            small_fleet(),
+            &["flota-con-key"],
+        );
+        let v = verdict(&o, "flota-con-key");
+        let text = v.explanation().join("\n");
+        assert!(!v.passed(), "{mode}");
+        assert!(text.contains(want), "{mode}: {text}");
+    }
+}
+
+#[test]
+fn the_students_template_runs_from_its_servicio_toml_folder_and_is_the_before() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plantilla-servicio");
+    let toml = std::fs::read_to_string(folder.join("servicio.toml")).unwrap();
+    let command = toml
+        .lines()
+        .find_map(|l| l.strip_prefix("comando = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .unwrap();
+    let mut c = config(
+        command,
+        small_fleet(),
+        &["flota-sin-key", "reintento-mismo-cargo"],
+    );
+    c.launch.cwd = folder;
+    let o = servicio::run(&c).unwrap();
+    assert_eq!(failing(&o), ["reintento-mismo-cargo"]);
+}
+
+#[test]
+fn chunked_and_close_delimited_answers_are_read() {
+    for mode in ["chunked", "cierre"] {
+        let o = python(
+            &format!("basura.py {mode}"),
+            small_fleet(),
+            &["flota-sin-key"],
+        );
+        assert!(failing(&o).is_empty(), "{mode}: {:#?}", o.checks);
+        let want = judge::oracle::expect(&small_fleet()).before;
+        assert_eq!(o.before.as_ref().unwrap().figures, want, "{mode}");
+    }
+}
+
+#[test]
+fn a_slow_service_meets_the_request_limit_and_a_long_run_the_run_limit() {
+    let mut slow = config("python3 basura.py lenta", small_fleet(), &["flota-con-key"]);
+    slow.launch.request_limit = Duration::from_secs(1);
+    let started = std::time::Instant::now();
+    let o = servicio::run(&slow).unwrap();
+    let text = verdict(&o, "flota-con-key").explanation().join("\n");
+    assert!(
+        text.contains("orden ord_0001: POST /charges: el servicio no respondió dentro del límite de tiempo por petición"),
+        "{text}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(25));
+    let mut long = config("python3 referencia.py", small_fleet(), &["flota-con-key"]);
+    long.run_limit = Duration::ZERO;
+    let o = servicio::run(&long).unwrap();
+    let text = verdict(&o, "flota-con-key").explanation().join("\n");
+    assert!(
+        text.contains("se acabó el tiempo de la corrida (--limite-corrida) en la orden ord_0001"),
+        "{text}"
+    );
+}
