@@ -376,7 +376,7 @@ pub struct CompararArgs {
 #[derive(Args, Debug, Clone)]
 #[command(
     help_template = "{about}\n\nUso: {usage}\n\n{all-args}",
-    override_usage = "cargo run -p grader -- repetir-horario HISTORIA [--antes LLAMADAS] --horario HORARIO",
+    override_usage = "cargo run -p grader -- repetir-horario HISTORIA [--antes LLAMADAS] --horario HORARIO [--html ARCHIVO]",
     next_help_heading = "Opciones"
 )]
 pub struct RepetirArgs {
@@ -392,6 +392,11 @@ pub struct RepetirArgs {
     /// principal), como lo imprimió la verificación.
     #[arg(long, alias = "schedule", value_name = "HORARIO")]
     pub horario: String,
+    /// Además, dibuja el horario en ARCHIVO: una página HTML (un solo
+    /// archivo, sin red) con una columna por hilo y una fila por paso, el
+    /// paso que rompe las reglas en rojo.
+    #[arg(long, value_name = "ARCHIVO", value_parser = parse_page_path)]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -124,3 +124,60 @@ fn a_service_that_cannot_run_or_an_unknown_check_is_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("servicio.toml"), "{err}");
 }
+
+/// `servicio --html`: the run drawn, opened in headless Chromium
+/// (`--ignored`, run by `.ci/run` with `ver`'s page): the failing check in
+/// red with its explanation, the concurrent retries one lane each beside
+/// the processor, the fleet's retried orders with their charges.
+#[test]
+#[ignore = "lento: abre la página en Chromium sin interfaz; lo corre .ci/run"]
+fn chromium_draws_the_run() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("servicio-html");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("servicio.html");
+    let o = grader(&[
+        "--comando",
+        "python3 carrera.py",
+        "--ordenes",
+        "40",
+        "--verificacion",
+        "reintentos-concurrentes",
+        "--verificacion",
+        "flota-sin-key",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let dom = crate::ver::chromium(&["--dump-dom"], &page);
+    assert!(
+        dom.contains("class=\"mal\">✗ reintentos-concurrentes"),
+        "{dom}"
+    );
+    assert!(dom.contains("<h3>ord_9301</h3>"), "{dom}");
+    for lane in ["orders#1", "orders#2", "orders#3", "procesador"] {
+        assert!(
+            dom.contains(&format!("font-weight=\"bold\">{lane}</text>")),
+            "lane {lane} not drawn"
+        );
+    }
+    // The race: the processor charged the order twice, the held charge in
+    // red.
+    let race = &dom[dom.find("<h3>ord_9301</h3>").unwrap()..];
+    let race = &race[..race.find("</svg>").unwrap()];
+    assert_eq!(race.matches("\">cobró ch_").count(), 2, "{race}");
+    assert!(race.contains("fill=\"#b00020\">cobró ch_"), "{race}");
+    assert!(dom.contains("<h2>La flota, antes (sin key)</h2>"), "{dom}");
+    // Without keys, some order of the 40 is charged twice: a red square.
+    assert!(
+        dom.contains("<rect") && dom.contains("fill=\"#b00020\"><title>ch_"),
+        "{dom}"
+    );
+    let shot = dir.join("servicio.png");
+    crate::ver::chromium(&[&format!("--screenshot={}", shot.display())], &page);
+    assert!(
+        std::fs::metadata(&shot).unwrap().len() > 10_000,
+        "a screenshot"
+    );
+}

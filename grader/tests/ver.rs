@@ -183,8 +183,9 @@ fn without_the_file_or_with_pending_code_it_says_why() {
     }
 }
 
-/// Headless Chromium, no network: `chromium --headless … --dump-dom`.
-fn chromium(args: &[&str], page: &Path) -> String {
+/// Headless Chromium, no network: `chromium --headless … --dump-dom`
+/// (also for `servicio --html`).
+pub(crate) fn chromium(args: &[&str], page: &Path) -> String {
     let profile = tempfile::tempdir().unwrap();
     let o = Command::new("chromium")
         .args([
@@ -258,6 +259,59 @@ fn chromium_draws_the_figures_and_the_highlighted_orders() {
     chromium(&[&format!("--screenshot={}", shot.display())], &path);
     assert!(
         std::fs::metadata(&shot).unwrap().len() > 10_000,
+        "a screenshot"
+    );
+}
+
+/// `repetir-horario --html`: the schedule of lesson 4's race that the
+/// ledger page offers to replay, drawn with the reference's store and
+/// opened in headless Chromium: a column per thread, every step a row, one
+/// charge, nothing in red.
+#[test]
+#[ignore = "lento: abre la página en Chromium sin interfaz; lo corre .ci/run"]
+fn chromium_draws_a_replayed_schedule() {
+    if !has_solutions() {
+        return;
+    }
+    let (_, html) = page("horario", &[]);
+    let d = data(&html);
+    let command = d["carrera"]["lados"][1]["comando"].as_str().unwrap();
+    let args: Vec<&str> = command
+        .strip_prefix("cargo run -p grader -- ")
+        .unwrap()
+        .split(' ')
+        .collect();
+    let drawn = out_dir("horario-dibujo").join("horario.html");
+    let mut all = args.clone();
+    all.extend(["--solutions", "--html", drawn.to_str().unwrap()]);
+    let o = grader(&all);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("horario dibujado en"), "{}", stderr(&o));
+    let told = informes::stdout(&o);
+    let steps = told
+        .lines()
+        .filter(|l| {
+            l.trim_start()
+                .split_once(". ")
+                .is_some_and(|(n, _)| n.parse::<u32>().is_ok())
+        })
+        .count();
+    assert!(steps >= 6, "{told}");
+    let dom = chromium(&["--dump-dom"], &drawn);
+    assert!(
+        dom.contains("✓ este horario cumple las reglas de la lección 4"),
+        "{dom}"
+    );
+    for lane in ["hilo 1", "hilo 2"] {
+        assert!(dom.contains(&format!("font-weight=\"bold\">{lane}</text>")));
+    }
+    assert_eq!(dom.matches("<circle").count(), steps, "{dom}");
+    assert_eq!(dom.matches("\">cobra ch_").count(), 1, "{dom}");
+    assert!(!dom.contains("#b00020\"/>"), "nothing in red: {dom}");
+    let shot = drawn.with_file_name("horario.png");
+    chromium(&[&format!("--screenshot={}", shot.display())], &drawn);
+    assert!(
+        std::fs::metadata(&shot).unwrap().len() > 5_000,
         "a screenshot"
     );
 }

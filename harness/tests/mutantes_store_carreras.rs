@@ -452,17 +452,55 @@ fn check_then_insert_replays_exactly_its_schedule() {
     let (history, schedule) = schedule_of(&trace);
     assert_eq!(history, "K1:1:500/K1:1:500");
     let history = schedules::parse_history(&history, None).unwrap();
-    let (lines, fine) =
-        schedules::replay(&exec::<CheckThenInsertKit>(), &history, &schedule).unwrap();
-    assert!(!fine);
+    let wrong = schedules::replay(&exec::<CheckThenInsertKit>(), &history, &schedule).unwrap();
+    assert!(!wrong.fine);
     assert_eq!(
-        lines[..trace.len()],
+        wrong.lines[..trace.len()],
         trace[..],
         "the replay tells the same steps"
     );
-    // The same schedule with the reference: one charge.
-    let (lines, fine) = schedules::replay(&exec::<Reference>(), &history, &schedule).unwrap();
-    assert!(fine, "{lines:#?}");
+    // Its drawing (`repetir-horario --html`): a column per thread, a row
+    // per numbered step, the second charge the one step in red.
+    let steps = wrong
+        .lines
+        .iter()
+        .filter(|l| {
+            l.trim_start()
+                .split_once(". ")
+                .is_some_and(|(n, _)| n.parse::<u32>().is_ok())
+        })
+        .count();
+    assert!(steps >= 6, "{:#?}", wrong.lines);
+    for lane in ["hilo 1", "hilo 2"] {
+        assert!(
+            wrong
+                .drawing
+                .contains(&format!("font-weight=\"bold\">{lane}</text>")),
+            "{}",
+            wrong.drawing
+        );
+    }
+    assert!(
+        !wrong.drawing.contains(">antes</text>"),
+        "{}",
+        wrong.drawing
+    );
+    assert_eq!(wrong.drawing.matches("<title>").count(), steps);
+    assert_eq!(
+        wrong
+            .drawing
+            .matches("fill=\"#b00020\">cobra ch_0002</text>")
+            .count(),
+        1,
+        "{}",
+        wrong.drawing
+    );
+    assert_eq!(wrong.drawing.matches("fill=\"#b00020\"").count(), 2);
+    // The same schedule with the reference: one charge, nothing in red.
+    let right = schedules::replay(&exec::<Reference>(), &history, &schedule).unwrap();
+    assert!(right.fine, "{:#?}", right.lines);
+    assert!(!right.drawing.contains("#b00020"), "{}", right.drawing);
+    assert_eq!(right.drawing.matches("\">cobra ch_").count(), 1);
 }
 
 /// `K` is caught by the generated histories, shrunk to two threads of one

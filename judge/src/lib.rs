@@ -11,6 +11,7 @@
 
 pub mod catalog;
 pub mod checks;
+pub mod drawing;
 pub mod ejercicios;
 pub mod figures;
 pub mod fixture;

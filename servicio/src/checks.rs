@@ -119,20 +119,51 @@ fn failed(expected: String, got: String, hint: &str, steps: Vec<String>) -> Verd
     Verdict::failed(expected, got, hint).with_steps(steps)
 }
 
-fn answer_line(r: &Result<Answer, String>) -> String {
+/// The first charge of a concurrent case never reached the processor
+/// within `WAIT_FOR_CHARGE`: what the service answered instead.
+fn never_arrived(ctx: &Ctx, order: &str, first: &Result<Answer, String>) -> Verdict {
+    failed(
+        "el primer cobro llega al procesador".to_string(),
+        format!(
+            "el servicio no llamó al procesador en {} s; respondió {}",
+            WAIT_FOR_CHARGE.as_secs(),
+            answer_line(first)
+        ),
+        hints::STORE,
+        ctx.timeline.steps(order),
+    )
+}
+
+/// One answer as the timeline and the verdicts show it: its status and
+/// body, or why there was none.
+pub(crate) fn answer_line(r: &Result<Answer, String>) -> String {
     match r {
         Ok(a) => a.describe(),
         Err(e) => format!("sin respuesta ({e})"),
     }
 }
 
-fn record(timeline: &Timeline, lane: u32, order: &str, r: &Result<Answer, String>) {
-    timeline.push(
-        Lane::Orders(lane),
-        order,
-        "respuesta",
-        format!("recibió {}", answer_line(r)),
-    );
+/// One answer as a client's lane of the timeline shows it: what it received,
+/// or why it received nothing.
+pub(crate) fn received(r: &Result<Answer, String>) -> String {
+    match r {
+        Ok(a) => format!("recibió {}", a.describe()),
+        Err(e) => format!("sin respuesta ({e})"),
+    }
+}
+
+/// An answer the network loses on its way back (lección 2): what the
+/// client received before dropping it.
+pub(crate) fn dropped(r: &Result<Answer, String>) -> String {
+    match r {
+        Ok(a) => format!("recibió {} y la descarta (respuesta perdida)", a.describe()),
+        Err(e) => format!("sin respuesta ({e})"),
+    }
+}
+
+/// Puts `r` on the timeline as the answer `lane` received for `order`.
+pub(crate) fn record(timeline: &Timeline, lane: u32, order: &str, r: &Result<Answer, String>) {
+    timeline.push(Lane::Orders(lane), order, "respuesta", received(r));
 }
 
 fn money_list(processor: &Processor, order: &str) -> (usize, Money) {
@@ -159,12 +190,9 @@ pub fn one_buyer(ctx: &Ctx, client: &Client) -> Verdict {
                 order,
                 if attempt == 0 { "perdida" } else { "respuesta" },
                 if attempt == 0 {
-                    format!(
-                        "recibió {} y la descarta (respuesta perdida)",
-                        answer_line(&r)
-                    )
+                    dropped(&r)
                 } else {
-                    format!("recibió {}", answer_line(&r))
+                    received(&r)
                 },
             );
             answers.push(r);
@@ -279,16 +307,7 @@ pub fn other_body(ctx: &Ctx, client: &Client) -> Verdict {
     });
     let (n, _) = money_list(ctx.processor, order);
     if !arrived {
-        return failed(
-            "el primer cobro llega al procesador".to_string(),
-            format!(
-                "el servicio no llamó al procesador en {} s; respondió {}",
-                WAIT_FOR_CHARGE.as_secs(),
-                answer_line(&first)
-            ),
-            hints::STORE,
-            ctx.timeline.steps(order),
-        );
+        return never_arrived(ctx, order, &first);
     }
     let other = other.unwrap_or_else(|| Err(String::new()));
     let in_flight_ok = other
@@ -365,16 +384,7 @@ pub fn concurrent(
     });
     let charges = ctx.processor.charges_for(order);
     if !arrived {
-        return failed(
-            "el primer cobro llega al procesador".to_string(),
-            format!(
-                "el servicio no llamó al procesador en {} s; respondió {}",
-                WAIT_FOR_CHARGE.as_secs(),
-                answer_line(&answers[0].1)
-            ),
-            hints::STORE,
-            ctx.timeline.steps(order),
-        );
+        return never_arrived(ctx, order, &answers[0].1);
     }
     // One more retry, alone, after everything (the stored result).
     let last_lane = clients.len() as u32 + 1;

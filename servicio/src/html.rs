@@ -10,16 +10,10 @@ use std::fmt::Write;
 use crate::Outcome;
 use crate::fleet::WorldRun;
 use crate::timeline::{Event, Lane};
+use judge::drawing::{self, Step, Tone, escape as esc};
 
 /// The most orders a world's drawing shows (the retried ones first).
 const MAX_ORDERS_DRAWN: usize = 400;
-
-fn esc(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// The whole page.
 pub fn page(outcome: &Outcome, table: &str, source: &str) -> String {
@@ -80,8 +74,9 @@ pub fn page(outcome: &Outcome, table: &str, source: &str) -> String {
     out
 }
 
-/// One order's events as a sequence diagram: a column per lane, a row per
-/// event.
+/// One order's events as a sequence diagram ([`judge::drawing`]): a column
+/// per lane (the clients in order, then the kit, then the processor), a row
+/// per event, the milliseconds since the order's first event in the margin.
 fn sequence(events: &[&Event]) -> String {
     let mut lanes: Vec<&Lane> = Vec::new();
     for e in events {
@@ -94,51 +89,23 @@ fn sequence(events: &[&Event]) -> String {
         Lane::Kit => 1000,
         Lane::Processor => 1001,
     });
-    let col = 260usize;
-    let row = 22usize;
-    let width = 70 + col * lanes.len();
-    let height = 30 + row * (events.len() + 1);
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" role=\"img\">\n"
-    );
-    for (i, lane) in lanes.iter().enumerate() {
-        let x = 70 + col * i;
-        let _ = writeln!(
-            svg,
-            "<text x=\"{x}\" y=\"16\" font-weight=\"bold\">{}</text><line x1=\"{x}\" y1=\"22\" x2=\"{x}\" y2=\"{height}\" stroke=\"#ccc\"/>",
-            esc(&lane.to_string())
-        );
-    }
     let t0 = events.first().map_or(0, |e| e.t_us);
-    for (i, e) in events.iter().enumerate() {
-        let y = 40 + row * i;
-        let x = 70 + col * lanes.iter().position(|l| **l == e.lane).unwrap_or(0);
-        let colour = match e.kind {
-            "perdida" | "retenido" => "#b00020",
-            "cargo" => "#176b2c",
-            "envio" => "#1a4fa0",
-            _ => "#555",
-        };
-        let _ = writeln!(
-            svg,
-            "<text x=\"4\" y=\"{y}\" fill=\"#888\">+{} ms</text><circle cx=\"{x}\" cy=\"{}\" r=\"5\" fill=\"{colour}\"/><text x=\"{}\" y=\"{y}\" fill=\"{colour}\">{}</text>",
-            (e.t_us - t0) / 1000,
-            y - 4,
-            x + 9,
-            esc(&short(&e.text, 34))
-        );
-        let _ = writeln!(svg, "<title>{}</title>", esc(&e.text));
-    }
-    svg.push_str("</svg>\n");
-    svg
-}
-
-fn short(text: &str, n: usize) -> String {
-    if text.chars().count() <= n {
-        text.to_string()
-    } else {
-        format!("{}…", text.chars().take(n).collect::<String>())
-    }
+    let steps: Vec<Step> = events
+        .iter()
+        .map(|e| Step {
+            lane: lanes.iter().position(|l| **l == e.lane).unwrap_or(0),
+            margin: format!("+{} ms", (e.t_us - t0) / 1000),
+            text: e.text.clone(),
+            tone: match e.kind {
+                "perdida" | "retenido" => Tone::Wrong,
+                "cargo" => Tone::Charged,
+                "envio" => Tone::Sent,
+                _ => Tone::Plain,
+            },
+        })
+        .collect();
+    let names: Vec<String> = lanes.iter().map(|l| l.to_string()).collect();
+    drawing::sequence(&names, &steps)
 }
 
 /// A world's retried orders: one row each, its attempts as circles
@@ -205,10 +172,11 @@ fn fleet(w: &WorldRun) -> String {
             .cloned()
             .unwrap_or_default();
         let colour = if mine.len() >= 2 {
-            "#b00020"
+            Tone::Wrong
         } else {
-            "#176b2c"
-        };
+            Tone::Charged
+        }
+        .colour();
         for (j, id) in mine.iter().enumerate() {
             let x = 260 + 16 * j;
             let _ = write!(

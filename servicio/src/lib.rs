@@ -322,15 +322,8 @@ fn restart(
         sim::Money::from_dollars(75),
     );
     let first = one.client.charge(1, order, amount, Some(key));
-    ctx.timeline.push(
-        Lane::Orders(1),
-        order,
-        "perdida",
-        match &first {
-            Ok(a) => format!("recibió {} y la descarta (respuesta perdida)", a.describe()),
-            Err(e) => format!("sin respuesta ({e})"),
-        },
-    );
+    ctx.timeline
+        .push(Lane::Orders(1), order, "perdida", checks::dropped(&first));
     one.kill();
     ctx.timeline.push(
         Lane::Kit,
@@ -347,15 +340,7 @@ fn restart(
         }
     };
     let retry = two.client.charge(1, order, amount, Some(key));
-    ctx.timeline.push(
-        Lane::Orders(1),
-        order,
-        "respuesta",
-        match &retry {
-            Ok(a) => format!("recibió {}", a.describe()),
-            Err(e) => format!("sin respuesta ({e})"),
-        },
-    );
+    checks::record(ctx.timeline, 1, order, &retry);
     two.stop();
     let charges = ctx.processor.charges_for(order);
     let ok = charges.len() == 1
@@ -372,10 +357,7 @@ fn restart(
         format!(
             "{} cargo(s) en el procesador; el reintento respondió {}",
             charges.len(),
-            match &retry {
-                Ok(a) => a.describe(),
-                Err(e) => format!("sin respuesta ({e})"),
-            }
+            checks::answer_line(&retry)
         ),
         checks::hints::DURABLE,
     )

@@ -5,7 +5,7 @@ import json
 import os
 import sqlite3
 
-from comun import DATA_DIR, Answer, call_processor, serve
+from comun import DATA_DIR, Answer, charge_now, serve
 
 
 def connect():
@@ -23,8 +23,7 @@ with connect() as c:
 
 def charge(key, order_id, amount):
     if key is None:
-        charge_id = call_processor(order_id, amount)
-        return 201, {"charge_id": charge_id, "order_id": order_id, "amount_cents": amount}
+        return 201, charge_now(order_id, amount)
     conn = connect()
     try:
         row = conn.execute(
@@ -34,8 +33,7 @@ def charge(key, order_id, amount):
             if (row[0], row[1]) != (order_id, amount):
                 raise Answer(422, "otra solicitud con esta key")
             return 200, json.loads(row[2])
-        charge_id = call_processor(order_id, amount)  # la ventana
-        result = {"charge_id": charge_id, "order_id": order_id, "amount_cents": amount}
+        result = charge_now(order_id, amount)  # la ventana
         conn.execute(
             "INSERT OR REPLACE INTO idem VALUES (?, ?, ?, ?)",
             (key, order_id, amount, json.dumps(result)),

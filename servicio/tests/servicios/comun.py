@@ -28,6 +28,13 @@ def call_processor(order_id, amount_cents):
         return json.loads(resp.read())["charge_id"]
 
 
+def charge_now(order_id, amount_cents):
+    """Cobra en el procesador y devuelve el cuerpo de la respuesta 201:
+    {charge_id, order_id, amount_cents}."""
+    charge_id = call_processor(order_id, amount_cents)
+    return {"charge_id": charge_id, "order_id": order_id, "amount_cents": amount_cents}
+
+
 class Answer(Exception):
     """Una respuesta que no es un cobro: (status, mensaje)."""
 

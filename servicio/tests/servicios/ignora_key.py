@@ -1,11 +1,10 @@
 """Servicio equivocado: ignora la Idempotency-Key (cada POST cobra)."""
 
-from comun import call_processor, serve
+from comun import charge_now, serve
 
 
 def charge(key, order_id, amount):
-    charge_id = call_processor(order_id, amount)
-    return 201, {"charge_id": charge_id, "order_id": order_id, "amount_cents": amount}
+    return 201, charge_now(order_id, amount)
 
 
 if __name__ == "__main__":

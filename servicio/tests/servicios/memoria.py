@@ -4,7 +4,7 @@ reinicio y no lo comparte con una segunda instancia."""
 
 import threading
 
-from comun import Answer, call_processor, serve
+from comun import Answer, charge_now, serve
 
 lock = threading.Lock()
 store = {}
@@ -12,8 +12,7 @@ store = {}
 
 def charge(key, order_id, amount):
     if key is None:
-        charge_id = call_processor(order_id, amount)
-        return 201, {"charge_id": charge_id, "order_id": order_id, "amount_cents": amount}
+        return 201, charge_now(order_id, amount)
     with lock:
         if key in store:
             body, result = store[key]
@@ -23,8 +22,7 @@ def charge(key, order_id, amount):
                 raise Answer(409, "en curso")
             return 200, result
         store[key] = ((order_id, amount), None)
-    charge_id = call_processor(order_id, amount)
-    result = {"charge_id": charge_id, "order_id": order_id, "amount_cents": amount}
+    result = charge_now(order_id, amount)
     with lock:
         store[key] = ((order_id, amount), result)
     return 201, result

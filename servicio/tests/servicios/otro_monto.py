@@ -4,7 +4,7 @@ monto devuelve el resultado guardado (o cobra) en vez de 422."""
 import json
 
 import referencia
-from comun import Answer, call_processor, serve
+from comun import Answer, charge_now, serve
 
 
 def charge(key, order_id, amount):
@@ -24,8 +24,7 @@ def charge(key, order_id, amount):
             if row[0] == "en_curso":
                 raise Answer(409, "en curso")
             return 200, json.loads(row[1])  # sin mirar el cuerpo
-        charge_id = call_processor(order_id, amount)
-        result = {"charge_id": charge_id, "order_id": order_id, "amount_cents": amount}
+        result = charge_now(order_id, amount)
         conn.execute(
             "UPDATE idempotencia SET estado = 'hecho', respuesta = ? WHERE key = ?",
             (json.dumps(result), key),

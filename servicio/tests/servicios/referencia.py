@@ -10,7 +10,7 @@ import json
 import os
 import sqlite3
 
-from comun import DATA_DIR, Answer, call_processor, serve
+from comun import DATA_DIR, Answer, charge_now, serve
 
 
 def connect():
@@ -38,8 +38,7 @@ with _keeper as c:
 
 def charge(key, order_id, amount):
     if key is None:
-        charge_id = call_processor(order_id, amount)
-        return 201, {"charge_id": charge_id, "order_id": order_id, "amount_cents": amount}
+        return 201, charge_now(order_id, amount)
     conn = connect()
     try:
         claimed = conn.execute(
@@ -58,11 +57,10 @@ def charge(key, order_id, amount):
                 raise Answer(409, "esta key está en curso; reintenta más tarde")
             return 200, json.loads(row[3])
         try:
-            charge_id = call_processor(order_id, amount)
+            result = charge_now(order_id, amount)
         except Exception:
             conn.execute("DELETE FROM idempotencia WHERE key = ?", (key,))
             raise Answer(502, "el procesador no respondió")
-        result = {"charge_id": charge_id, "order_id": order_id, "amount_cents": amount}
         conn.execute(
             "UPDATE idempotencia SET estado = 'hecho', respuesta = ? WHERE key = ?",
             (json.dumps(result), key),

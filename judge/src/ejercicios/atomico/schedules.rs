@@ -1075,16 +1075,25 @@ pub fn parse_schedule(text: &str) -> Result<Vec<u32>, String> {
         .collect()
 }
 
+/// A schedule replayed and told ([`replay`]).
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    /// The history, the trace step by step, the ledger, the replay command
+    /// and the verdict (`✓ …` or `✗ se esperaba …` and its hint).
+    pub lines: Vec<String>,
+    /// Whether lesson 4's rules hold in it.
+    pub fine: bool,
+    /// The same steps drawn ([`drawing`]): an SVG element.
+    pub drawing: String,
+}
+
 /// Replays `schedule` of `history` in `h`'s explorer and tells it: the
-/// trace, the ledger and whether lesson 4's properties hold.
+/// trace, the ledger and whether lesson 4's properties hold, and its
+/// drawing.
 ///
 /// # Errors
 /// Why the implementation gave no answer.
-pub fn replay(
-    h: &dyn Execute,
-    history: &History,
-    schedule: &[u32],
-) -> Result<(Vec<String>, bool), Verdict> {
+pub fn replay(h: &dyn Execute, history: &History, schedule: &[u32]) -> Result<Replayed, Verdict> {
     let explorer = explorer_of(h, history)?;
     let o = replayed(explorer, history, schedule, Server::Implementation)?;
     let o = &o;
@@ -1101,7 +1110,38 @@ pub fn replay(
         }
         None => lines.push("✓ este horario cumple las reglas de la lección 4".to_string()),
     }
-    Ok((lines, b.is_none()))
+    Ok(Replayed {
+        lines,
+        fine: b.is_none(),
+        drawing: drawing(history, o, b.as_ref().and_then(|b| b.at)),
+    })
+}
+
+/// `o` drawn as a sequence diagram ([`crate::drawing`]): a column per
+/// thread (`antes` first when the history has calls before the threads), a
+/// row per step numbered as in [`trace`]; the calls in blue, the ledger's
+/// new rows in green, step `at` (where lesson 4's rules break) in red.
+pub fn drawing(history: &History, o: &Outcome, at: Option<usize>) -> String {
+    use crate::drawing::{Step as Row, Tone, sequence};
+    let first = if history.before.is_empty() { 1 } else { 0 };
+    let lanes: Vec<String> = (first..=history.threads.len() as u32).map(who).collect();
+    let rows: Vec<Row> = o
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| Row {
+            lane: step.thread().saturating_sub(first) as usize,
+            margin: format!("{}.", i + 1),
+            text: step_words(step),
+            tone: match step {
+                _ if Some(i) == at => Tone::Wrong,
+                Step::Called { .. } => Tone::Sent,
+                Step::Ledger { added, .. } if !added.is_empty() => Tone::Charged,
+                _ => Tone::Plain,
+            },
+        })
+        .collect();
+    sequence(&lanes, &rows)
 }
 
 /// The one outcome of `schedule` of `history` on `server`.
