@@ -653,6 +653,12 @@ pub struct ServicioArgs {
     #[arg(long, conflicts_with_all = ["json", "gradescope"])]
     pub junit: bool,
 
+    /// El informe para Classroom 50: result.json en la salida estándar y
+    /// release-body.md en la carpeta actual, con la identidad de las
+    /// variables de entorno de su runner (alias: --classroom-50).
+    #[arg(long, alias = "classroom-50", conflicts_with_all = ["json", "gradescope", "junit"])]
+    pub classroom50: bool,
+
     /// Dibuja la corrida en ARCHIVO (HTML con SVG): cada orden, sus
     /// intentos, las respuestas perdidas y lo que cobró el procesador.
     #[arg(long, value_name = "ARCHIVO", value_parser = parse_page_path)]

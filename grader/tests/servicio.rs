@@ -102,6 +102,95 @@ fn a_failing_check_is_exit_1_with_the_command_that_repeats_it() {
     assert_eq!(v["tests"][0]["max_score"], 15);
 }
 
+/// `--classroom50`: `result.json` on stdout with the runner's identity,
+/// `release-body.md` in the current folder (never in the service's), the
+/// failing check with the command that repeats it; without the runner's
+/// environment, exit 2 before the service starts.
+#[test]
+fn classroom_50_gets_its_result_and_release_body() {
+    let here = Path::new(env!("CARGO_TARGET_TMPDIR")).join("servicio-classroom50");
+    let _ = std::fs::remove_dir_all(&here);
+    std::fs::create_dir_all(&here).unwrap();
+    let run = |env: &[(&str, &str)]| {
+        Command::new(env!("CARGO_BIN_EXE_grader"))
+            .args(["servicio", "--carpeta"])
+            .arg(services())
+            .args([
+                "--comando",
+                "python3 ignora_key.py",
+                "--ordenes",
+                "20",
+                "--verificacion",
+                "flota-sin-key",
+                "--verificacion",
+                "reintento-mismo-cargo",
+                "--classroom50",
+            ])
+            .current_dir(&here)
+            .env("NO_COLOR", "1")
+            .envs(env.iter().copied())
+            .output()
+            .unwrap()
+    };
+    let o = run(&[]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--classroom50: falta la variable de entorno CLASSROOM"),
+        "{err}"
+    );
+    assert!(!here.join("release-body.md").exists());
+    let o = run(&[
+        ("CLASSROOM", "sistemas-2026"),
+        ("ASSIGNMENT", "proyecto-final"),
+        ("USERNAME", "ana"),
+        ("SUBMISSION_TAG", "submit/1"),
+        ("COMMIT_URL", "https://example.invalid/c"),
+        ("RELEASE_URL", "https://example.invalid/r"),
+        ("REVIEW_URL", "https://example.invalid/v"),
+        ("SOURCE_DATE_EPOCH", "1796342400"),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema"], "classroom50/result/v1");
+    assert_eq!(
+        (&v["owner"], &v["submission"], &v["datetime"]),
+        (
+            &serde_json::json!("ana"),
+            &serde_json::json!("submit/1"),
+            &serde_json::json!("2026-12-04T00:00:00Z")
+        )
+    );
+    assert_eq!(
+        (v["score"].as_u64(), v["max-score"].as_u64()),
+        (Some(10), Some(20))
+    );
+    let tests = v["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 2);
+    assert_eq!(tests[0]["passed"], true);
+    assert_eq!(tests[1]["passed"], false);
+    assert_eq!(tests[1]["score"], 0);
+    assert!(
+        tests[1]["test-name"]
+            .as_str()
+            .unwrap()
+            .starts_with("servicio · reintento-mismo-cargo — "),
+        "{out}"
+    );
+    let output = tests[1]["output"].as_str().unwrap();
+    assert!(
+        output.contains(
+            "--comando 'python3 ignora_key.py' --ordenes 20 --verificacion reintento-mismo-cargo"
+        ) && !output.contains("--classroom50"),
+        "{output}"
+    );
+    let body = std::fs::read_to_string(here.join("release-body.md")).unwrap();
+    assert!(body.contains("**Puntaje: 10/20 puntos**"), "{body}");
+    assert!(body.contains("  ✗ reintento-mismo-cargo (0/10)"), "{body}");
+    assert!(!services().join("release-body.md").exists());
+}
+
 #[test]
 fn a_service_that_cannot_run_or_an_unknown_check_is_exit_2() {
     let o = grader(&["--comando", "exit 7", "--espera", "5"]);
@@ -162,11 +251,12 @@ fn chromium_draws_the_run() {
             "lane {lane} not drawn"
         );
     }
-    // The race: the processor charged the order twice, the held charge in
+    // The race: the processor charged the order more than once (the hold
+    // guarantees two; a third retry may also slip in), the held charge in
     // red.
     let race = &dom[dom.find("<h3>ord_9301</h3>").unwrap()..];
     let race = &race[..race.find("</svg>").unwrap()];
-    assert_eq!(race.matches("\">cobró ch_").count(), 2, "{race}");
+    assert!(race.matches("\">cobró ch_").count() >= 2, "{race}");
     assert!(race.contains("fill=\"#b00020\">cobró ch_"), "{race}");
     assert!(dom.contains("<h2>La flota, antes (sin key)</h2>"), "{dom}");
     // Without keys, some order of the 40 is charged twice: a red square.

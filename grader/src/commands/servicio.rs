@@ -55,6 +55,16 @@ mod imp {
                 "--junit necesita un juez compilado con `--features servicio,junit`".into(),
             );
         }
+        // Classroom 50's identity comes from its runner's environment:
+        // checked before the service starts.
+        let who = if args.classroom50 {
+            Some(
+                crate::report::classroom50::Identity::from_env()
+                    .map_err(|e| e.replacen("--format classroom50", "--classroom50", 1))?,
+            )
+        } else {
+            None
+        };
         let scenario = fleet::load(args.escenario.as_deref(), &cli.fixtures, &args.flota)?;
         for id in &args.verificaciones {
             if servicio::checks::spec(id).is_none() {
@@ -121,6 +131,14 @@ mod imp {
             .as_ref()
             .map(|w| comparison::render(&scenario, &label, w))
             .unwrap_or_default();
+        let report = || {
+            let mut text = table.clone();
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&servicio::report::text(&outcome, &source, &repro));
+            text
+        };
         let text = if args.json {
             let mut value = match &worlds {
                 Some(w) => comparison::to_json(&scenario, &label, w),
@@ -132,13 +150,17 @@ mod imp {
             junit(&outcome, &repro)
         } else if args.gradescope {
             servicio::report::gradescope(&outcome, &table, &repro)
+        } else if let Some(who) = &who {
+            let body = crate::report::classroom50::servicio_release_body(&outcome, &report());
+            std::fs::write("release-body.md", body).map_err(|e| {
+                format!(
+                    "release-body.md: no se pudo escribir el informe en Markdown: {}",
+                    output::io_error(&e)
+                )
+            })?;
+            crate::report::classroom50::servicio(&outcome, who, &repro)
         } else {
-            let mut text = table.clone();
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&servicio::report::text(&outcome, &source, &repro));
-            text
+            report()
         };
         if let Some(path) = &args.html {
             let page = servicio::html::page(&outcome, &table, &source);
@@ -271,7 +293,8 @@ mod imp {
             let name = a.split('=').next().unwrap_or("");
             match name {
                 "--verificacion" | "--check" | "--html" => skip_value = !a.contains('='),
-                "--json" | "--gradescope" | "--gradescope-json" | "--junit" => {}
+                "--json" | "--gradescope" | "--gradescope-json" | "--junit" | "--classroom50"
+                | "--classroom-50" => {}
                 _ => kept.push(quote(a)),
             }
         }

@@ -296,3 +296,57 @@ mod tests {
         assert!(e.contains("SUBMISSION_TAG debe empezar con submit/"), "{e}");
     }
 }
+
+/// Classroom 50's `result.json` of `grader servicio`'s checks (lección 8's
+/// final project) for `who`: one test per check, `servicio · id — title`,
+/// all or nothing, a failing one's explanation with the command that
+/// repeats it.
+#[cfg(feature = "servicio")]
+pub fn servicio(
+    outcome: &servicio::Outcome,
+    who: &Identity,
+    repro: &dyn Fn(&str) -> String,
+) -> String {
+    let tests: Vec<Test50> = outcome
+        .checks
+        .iter()
+        .map(|c| {
+            let passed = c.verdict.passed();
+            let points = u64::from(c.spec.points);
+            Test50 {
+                test_name: format!("servicio · {} — {}", c.spec.id, c.spec.title),
+                passed,
+                score: if passed { points } else { 0 },
+                max_score: points,
+                output: if passed {
+                    String::new()
+                } else {
+                    let mut lines = c.verdict.explanation();
+                    lines.push(format!("repite solo esta: {}", repro(c.spec.id)));
+                    lines.join("\n")
+                },
+            }
+        })
+        .collect();
+    let result = Result50 {
+        schema: SCHEMA,
+        identity: who.clone(),
+        score: tests.iter().map(|t| t.score).sum(),
+        max_score: tests.iter().map(|t| t.max_score).sum(),
+        tests,
+    };
+    let mut json = serde_json::to_string_pretty(&result).unwrap_or_default();
+    json.push('\n');
+    json
+}
+
+/// `release-body.md` of `grader servicio`: the score, then the before/after
+/// table and the checks' report as the terminal shows them (`text`).
+#[cfg(feature = "servicio")]
+pub fn servicio_release_body(outcome: &servicio::Outcome, text: &str) -> String {
+    let (got, max) = outcome.score();
+    format!(
+        "# Proyecto final (lección 8) — tu servicio, medido\n\n**Puntaje: {got}/{max} puntos**\n\n```text\n{}\n```\n",
+        text.trim_end()
+    )
+}
