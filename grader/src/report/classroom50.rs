@@ -273,30 +273,6 @@ pub fn release_body(sheet: &Sheet) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_are_utc_in_the_schemas_form() {
-        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
-        assert_eq!(utc(1_796_083_200), "2026-12-01T00:00:00Z");
-        assert_eq!(utc(951_827_696), "2000-02-29T12:34:56Z");
-    }
-
-    #[test]
-    fn a_missing_variable_is_named() {
-        let e =
-            Identity::from(|n| (n != "RELEASE_URL").then(|| format!("submit/{n}"))).unwrap_err();
-        assert!(
-            e.contains("falta la variable de entorno RELEASE_URL"),
-            "{e}"
-        );
-        let e = Identity::from(|n| Some(n.to_string())).unwrap_err();
-        assert!(e.contains("SUBMISSION_TAG debe empezar con submit/"), "{e}");
-    }
-}
-
 /// Classroom 50's `result.json` of `grader servicio`'s checks (lección 8's
 /// final project) for `who`: one test per check, `servicio · id — title`,
 /// all or nothing, a failing one's explanation with the command that
@@ -349,4 +325,28 @@ pub fn servicio_release_body(outcome: &servicio::Outcome, text: &str) -> String 
         "# Proyecto final (lección 8) — tu servicio, medido\n\n**Puntaje: {got}/{max} puntos**\n\n```text\n{}\n```\n",
         text.trim_end()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_utc_in_the_schemas_form() {
+        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(1_796_083_200), "2026-12-01T00:00:00Z");
+        assert_eq!(utc(951_827_696), "2000-02-29T12:34:56Z");
+    }
+
+    #[test]
+    fn a_missing_variable_is_named() {
+        let e =
+            Identity::from(|n| (n != "RELEASE_URL").then(|| format!("submit/{n}"))).unwrap_err();
+        assert!(
+            e.contains("falta la variable de entorno RELEASE_URL"),
+            "{e}"
+        );
+        let e = Identity::from(|n| Some(n.to_string())).unwrap_err();
+        assert!(e.contains("SUBMISSION_TAG debe empezar con submit/"), "{e}");
+    }
 }
