@@ -453,7 +453,7 @@ fn a_class_graded_four_at_a_time_scores_as_each_alone_resumes_and_merges() {
     std::fs::write(&stub_path, format!("{stub}\n// un cambio\n")).unwrap();
     let third = curso(&[e, "--salida", s, "--trabajos", "4"]);
     assert!(
-        stderr(&third).contains("1 calificadas ahora, 21 reanudadas"),
+        stderr(&third).contains("1 calificada ahora, 21 reanudadas"),
         "{}",
         stderr(&third)
     );

@@ -94,7 +94,7 @@ pub mod hints {
     /// No key must be a plain charge.
     pub const NO_KEY: &str = "sin Idempotency-Key, cada POST /charges es un cobro nuevo (el mundo sin idempotencia de la lección 2): no dedupliques por order_id ni por monto; la «misma operación» la define la key del cliente, no el contenido";
     /// The stored result.
-    pub const STORE: &str = "guarda el resultado por key (el cuaderno del cajero) y, si la key ya está, devuélvelo sin llamar al procesador: 1.184 intentos tienen que dejar 1.000 cargos";
+    pub const STORE: &str = "guarda el resultado por key (el cuaderno del cajero) y, si la key ya está, devuélvelo sin llamar al procesador: una orden deja un solo cargo, por más reintentos que tenga (en la flota de la lección, 1,184 intentos dejan 1,000 cargos)";
     /// The atomic claim.
     pub const ATOMIC: &str = "buscar la key, cobrar y después guardar deja una ventana: dos reintentos a la vez la buscan antes de que ninguno la guarde y cobran los dos (lección 4). Reclama la key de forma atómica ANTES de llamar al procesador (INSERT … ON CONFLICT DO NOTHING, o BEGIN IMMEDIATE) y responde 409 al que llega mientras está en curso";
     /// Two processes.

@@ -167,8 +167,10 @@ fn status_line(s: &Summary) -> String {
     let parts: Vec<String> = s
         .by_status
         .iter()
-        .map(|(st, n)| format!("{n} {}", st.word()))
+        .map(|(st, n)| format!("{} {n}", st.word()))
         .collect();
+    // The state names are `libro.csv`'s (`calificada`, `no-compila`, …),
+    // each with its count: "3 entregas: calificada 2, no-compila 1."
     format!("{} entregas: {}.", s.total, parts.join(", "))
 }
 

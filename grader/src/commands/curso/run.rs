@@ -214,9 +214,20 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
     let total = started.elapsed().as_secs_f64();
     let resumed = resumed.load(Ordering::SeqCst);
     eprintln!(
-        "curso: {} entregas en {total:.1} s con {jobs} trabajos a la vez ({} calificadas ahora, {resumed} reanudadas: sin cambios desde la corrida anterior); {}",
+        "curso: {} entregas en {total:.1} s con {jobs} {} a la vez ({} {} ahora, {resumed} {}: sin cambios desde la corrida anterior); {}",
         submissions.len(),
+        if jobs == 1 { "trabajo" } else { "trabajos" },
         submissions.len() - resumed,
+        if submissions.len() - resumed == 1 {
+            "calificada"
+        } else {
+            "calificadas"
+        },
+        if resumed == 1 {
+            "reanudada"
+        } else {
+            "reanudadas"
+        },
         args.salida.join("libro.csv").display()
     );
     if std::env::var_os("KIT_CURSO_TIEMPOS").is_some() {
