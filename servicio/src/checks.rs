@@ -103,6 +103,10 @@ pub mod hints {
     pub const OTHER_BODY: &str = "guarda con la key lo que pidió la primera request (order_id y amount_cents, o su hash) y, si un reintento trae otro cuerpo, responde 422 sin cobrar (como el ejercicio 4 y el borrador de la IETF)";
     /// Durable.
     pub const DURABLE: &str = "el store vive en memoria y se perdió con el proceso: guárdalo en DATA_DIR (una base de datos en disco) y confirma la transacción antes de responder";
+    /// Starting.
+    pub const START: &str = "el servicio arranca con el comando de servicio.toml, escucha en 127.0.0.1:$PORT y responde 200 en GET /health dentro de --espera";
+    /// Answering.
+    pub const ANSWER: &str = "cada request termina con una respuesta HTTP: dentro del límite por petición (--limite-peticion), con un cuerpo JSON pequeño (de a lo más 1 MiB) y sin cerrar la conexión antes de responder";
     /// Indefinite.
     pub const GIVE_UP: &str = "un cliente que corta la conexión no deshace el cobro: el reintento con la misma key tiene que encontrar la key reclamada (409 mientras sigue en curso, o el resultado guardado), nunca cobrar otra vez";
 }
@@ -113,6 +117,21 @@ pub struct Ctx<'a> {
     pub processor: &'a Processor,
     /// The timeline.
     pub timeline: &'a Timeline,
+    /// The end of the whole run (`--limite-corrida`): no wait of a check
+    /// goes past it.
+    pub deadline: Instant,
+}
+
+impl Ctx<'_> {
+    /// `limit`, cut to what is left of the run.
+    fn within(&self, limit: Duration) -> Duration {
+        limit.min(self.deadline.saturating_duration_since(Instant::now()))
+    }
+
+    /// The instant `limit` from now, or the run's end if it comes first.
+    fn until(&self, limit: Duration) -> Instant {
+        (Instant::now() + limit).min(self.deadline)
+    }
 }
 
 fn failed(expected: String, got: String, hint: &str, steps: Vec<String>) -> Verdict {
@@ -282,7 +301,7 @@ pub fn other_body(ctx: &Ctx, client: &Client) -> Verdict {
     ctx.processor.hold(order);
     let (first, other, arrived) = std::thread::scope(|s| {
         let a = s.spawn(|| client.charge(1, order, Money::from_dollars(100), Some(key)));
-        if !ctx.processor.wait_held(WAIT_FOR_CHARGE) {
+        if !ctx.processor.wait_held(ctx.within(WAIT_FOR_CHARGE)) {
             ctx.processor.release();
             return (
                 a.join().unwrap_or_else(|_| Err("pánico".into())),
@@ -291,7 +310,7 @@ pub fn other_body(ctx: &Ctx, client: &Client) -> Verdict {
             );
         }
         let b = s.spawn(|| client.charge(2, order, Money::from_dollars(200), Some(key)));
-        let until = Instant::now() + GRACE;
+        let until = ctx.until(GRACE);
         while !b.is_finished()
             && ctx.processor.charges_for(order).len() < 2
             && Instant::now() < until
@@ -346,7 +365,7 @@ pub fn concurrent(
     let mut answers: Vec<(u32, Result<Answer, String>)> = Vec::new();
     let arrived = std::thread::scope(|s| {
         let first = s.spawn(|| clients[0].charge(1, order, amount, Some(key)));
-        if !ctx.processor.wait_held(WAIT_FOR_CHARGE) {
+        if !ctx.processor.wait_held(ctx.within(WAIT_FOR_CHARGE)) {
             ctx.processor.release();
             answers.push((1, first.join().unwrap_or_else(|_| Err("pánico".into()))));
             return false;
@@ -362,7 +381,7 @@ pub fn concurrent(
                 )
             })
             .collect();
-        let until = Instant::now() + GRACE;
+        let until = ctx.until(GRACE);
         while !others.iter().all(|(_, h)| h.is_finished())
             && ctx.processor.charges_for(order).len() < 2
             && Instant::now() < until
@@ -448,11 +467,13 @@ pub fn gives_up(ctx: &Ctx, client: &Client) -> Verdict {
     );
     if let Err(e) = &sent {
         ctx.processor.release();
-        return Verdict::Crashed {
-            what: format!("no se pudo enviar la request: {e}"),
-        };
+        return Verdict::failed(
+            "el servicio acepta la request",
+            format!("no se pudo enviar la request: {e}"),
+            hints::ANSWER,
+        );
     }
-    let held = ctx.processor.wait_held(WAIT_FOR_CHARGE);
+    let held = ctx.processor.wait_held(ctx.within(WAIT_FOR_CHARGE));
     drop(sent);
     ctx.timeline.push(
         Lane::Orders(1),
@@ -462,7 +483,7 @@ pub fn gives_up(ctx: &Ctx, client: &Client) -> Verdict {
     );
     std::thread::sleep(Duration::from_millis(100));
     ctx.processor.release();
-    let until = Instant::now() + Duration::from_secs(2);
+    let until = ctx.until(Duration::from_secs(2));
     let last = loop {
         let last = client.charge(1, order, amount, Some(key));
         record(ctx.timeline, 1, order, &last);
@@ -473,16 +494,17 @@ pub fn gives_up(ctx: &Ctx, client: &Client) -> Verdict {
         std::thread::sleep(Duration::from_millis(100));
     };
     let charges = ctx.processor.charges_for(order);
-    let names_other = last
-        .as_ref()
-        .ok()
-        .and_then(|a| a.charge.as_ref())
-        .is_some_and(|c| !charges.iter().any(|x| x.charge_id == c.charge_id));
-    if charges.len() <= 1 && !names_other {
+    // The retry is answered: 409 while the first is still in flight, or
+    // the charge the processor holds (none, or one made by this retry).
+    let answered = last.as_ref().is_ok_and(|a| match &a.charge {
+        Some(c) => charges.iter().any(|x| x.charge_id == c.charge_id),
+        None => a.status == 409,
+    });
+    if charges.len() <= 1 && answered {
         return Verdict::Passed;
     }
     failed(
-        "0 o 1 cargo (el resultado es indefinido: pudo cobrar o no), nunca 2; el reintento, si responde 200, con ese charge_id".to_string(),
+        "0 o 1 cargo (el resultado es indefinido: pudo cobrar o no), nunca 2; el reintento responde: 409 si sigue en curso, o 200/201 con el charge_id del procesador".to_string(),
         format!(
             "{} cargo(s) en el procesador{}; el reintento respondió {}",
             charges.len(),

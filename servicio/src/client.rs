@@ -2,7 +2,7 @@
 //! whole answer read (so the handler has run) before the loss stream says
 //! whether it was delivered or lost (lección 2: "el servidor ya cobró").
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use sim::Money;
@@ -62,6 +62,9 @@ pub struct Client {
     agent: ureq::Agent,
     base: String,
     timeline: Timeline,
+    limit: Duration,
+    /// The end of the run: no request goes past it.
+    deadline: Option<Instant>,
 }
 
 /// The agent every kit client uses: 4xx/5xx read as answers, no proxy
@@ -84,7 +87,34 @@ impl Client {
             agent: agent(limit),
             base: base.trim_end_matches('/').to_string(),
             timeline,
+            limit,
+            deadline: None,
         }
+    }
+
+    /// This client, its requests cut at `deadline` (the run's end,
+    /// `--limite-corrida`).
+    pub fn until(mut self, deadline: Instant) -> Client {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// The time limit of the next request: the per-request one, or what
+    /// is left of the run.
+    ///
+    /// # Errors
+    /// Nothing is left of the run, in Spanish.
+    fn budget(&self, what: &str) -> Result<Duration, String> {
+        let Some(deadline) = self.deadline else {
+            return Ok(self.limit);
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(format!(
+                "{what}: no se envió, se acabó el tiempo de la corrida (--limite-corrida)"
+            ));
+        }
+        Ok(self.limit.min(left))
     }
 
     /// The service's base URL.
@@ -117,9 +147,13 @@ impl Client {
                 None => format!("POST /charges {order_id} {amount} sin key"),
             },
         );
+        let limit = self.budget("POST /charges")?;
         let mut request = self
             .agent
             .post(format!("{}/charges", self.base))
+            .config()
+            .timeout_global(Some(limit))
+            .build()
             .content_type("application/json");
         if let Some(k) = key {
             request = request.header("Idempotency-Key", k);

@@ -123,7 +123,15 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
     let mut verdicts: Vec<(&'static str, Verdict)> = Vec::new();
     let mut started_once = false;
     let mut start = |dir: &Path, processor: &Processor, timeline: &Timeline| {
-        let s = Service::start(&config.launch, dir, processor.url(), &logs, timeline);
+        // No wait and no request goes past the run's end.
+        let mut launch = config.launch.clone();
+        launch.ready_within = launch
+            .ready_within
+            .min(deadline.saturating_duration_since(Instant::now()));
+        let s = Service::start(&launch, dir, processor.url(), &logs, timeline).map(|mut s| {
+            s.client = s.client.clone().until(deadline);
+            s
+        });
         let first = !started_once;
         started_once = true;
         s.map_err(|e| (e, first))
@@ -140,7 +148,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                 Ok(s) => s,
                 Err((e, true)) => return Err(e),
                 Err((e, false)) => {
-                    verdicts.push((id, Verdict::Crashed { what: e }));
+                    verdicts.push((id, not_started(&e, deadline, config.run_limit)));
                     continue;
                 }
             };
@@ -159,9 +167,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
             };
             let verdict = match &run {
                 Ok(w) => fleet_verdict(w, &want, with_keys),
-                Err(e) => Verdict::Crashed {
-                    what: format!("{e}.{}", service.tail_section()),
-                },
+                Err(e) => unanswered(e, &mut service, deadline, config.run_limit),
             };
             service.stop();
             verdicts.push((id, verdict));
@@ -181,6 +187,16 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
     let ctx = Ctx {
         processor: &processor,
         timeline: &timeline,
+        deadline,
+    };
+    // A check the run's end cut short is reported as such, not as the
+    // service's mistake.
+    let cut = |v: Verdict| {
+        if !v.passed() && Instant::now() >= deadline {
+            run_limit(config.run_limit, "en medio de esta verificación")
+        } else {
+            v
+        }
     };
 
     // One instance for the checks that need one.
@@ -197,14 +213,14 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
             Err((e, true)) => return Err(e),
             Err((e, false)) => {
                 for id in single.iter().filter(|id| wanted(id)) {
-                    verdicts.push((id, Verdict::Crashed { what: e.clone() }));
+                    verdicts.push((id, not_started(&e, deadline, config.run_limit)));
                 }
             }
             Ok(mut service) => {
                 let c = service.client.clone();
                 for id in single.iter().copied().filter(|id| wanted(id)) {
                     let v = if Instant::now() >= deadline {
-                        out_of_time()
+                        out_of_time(config.run_limit)
                     } else {
                         match id {
                             "un-comprador" => checks::one_buyer(&ctx, &c),
@@ -220,6 +236,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                             _ => checks::gives_up(&ctx, &c),
                         }
                     };
+                    let v = cut(v);
                     verdicts.push((id, v));
                 }
                 service.stop();
@@ -229,17 +246,19 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
 
     if wanted("dos-instancias") {
         let v = if Instant::now() >= deadline {
-            out_of_time()
+            out_of_time(config.run_limit)
         } else {
             let dir = fresh_dir()?;
             match start(&dir, &processor, &timeline) {
                 Err((e, true)) => return Err(e),
-                Err((e, false)) => Verdict::Crashed { what: e },
+                Err((e, false)) => not_started(&e, deadline, config.run_limit),
                 Ok(mut one) => {
                     let v = match start(&dir, &processor, &timeline) {
-                        Err((e, _)) => Verdict::Crashed {
-                            what: format!("la segunda instancia: {e}"),
-                        },
+                        Err((e, _)) => not_started(
+                            &format!("la segunda instancia: {e}"),
+                            deadline,
+                            config.run_limit,
+                        ),
                         Ok(mut two) => {
                             let (a, b) = (one.client.clone(), two.client.clone());
                             let v = checks::concurrent(
@@ -258,23 +277,23 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                 }
             }
         };
-        verdicts.push(("dos-instancias", v));
+        verdicts.push(("dos-instancias", cut(v)));
     }
 
     if wanted("reinicio") {
         let v = if Instant::now() >= deadline {
-            out_of_time()
+            out_of_time(config.run_limit)
         } else {
             let dir = fresh_dir()?;
             match start(&dir, &processor, &timeline) {
                 Err((e, true)) => return Err(e),
-                Err((e, false)) => Verdict::Crashed { what: e },
+                Err((e, false)) => not_started(&e, deadline, config.run_limit),
                 Ok(mut one) => restart(&ctx, &mut one, |t| {
                     start(&dir, &processor, t).map_err(|e| e.0)
                 }),
             }
         };
-        verdicts.push(("reinicio", v));
+        verdicts.push(("reinicio", cut(v)));
     }
 
     drop(processor);
@@ -303,10 +322,62 @@ impl Drop for Scratch {
     }
 }
 
-fn out_of_time() -> Verdict {
-    Verdict::Crashed {
-        what: "no corrió: se acabó el tiempo de la corrida (--limite-corrida)".to_string(),
+/// A check the run's end left out.
+fn out_of_time(limit: Duration) -> Verdict {
+    run_limit(limit, "antes de esta verificación, que no corrió")
+}
+
+/// The run stopped at its limit (`--limite-corrida`) `when`.
+fn run_limit(limit: Duration, when: &str) -> Verdict {
+    Verdict::TimedOut {
+        limit_ms: limit.as_millis().min(u128::from(u64::MAX)) as u64,
+        case: Some(format!(
+            "{when}: se acabó el tiempo de toda la corrida (--limite-corrida)"
+        )),
     }
+}
+
+/// `message`'s first line as what was got, the rest (the service's last
+/// lines) as steps.
+fn observed(expected: &str, message: &str, hint: &str) -> Verdict {
+    let mut lines = message.lines();
+    let got = lines.next().unwrap_or_default().to_string();
+    Verdict::failed(expected, got, hint).with_steps(lines.map(str::to_string).collect())
+}
+
+/// A service that did not start for a check: it exited (a crash), never
+/// got ready, or the run's end came first.
+fn not_started(message: &str, deadline: Instant, limit: Duration) -> Verdict {
+    if Instant::now() >= deadline {
+        return run_limit(limit, "al arrancar el servicio");
+    }
+    observed(
+        "el servicio arranca y responde 200 en GET /health",
+        message,
+        checks::hints::START,
+    )
+}
+
+/// A request of the fleet that got no HTTP answer: the run's end, the
+/// service's process ended (a crash), or the service's answer (none in
+/// time, too big, a cut connection).
+fn unanswered(message: &str, service: &mut Service, deadline: Instant, limit: Duration) -> Verdict {
+    if Instant::now() >= deadline {
+        return run_limit(limit, "en medio de la flota");
+    }
+    if let Some(status) = service.exited() {
+        return Verdict::Crashed {
+            what: format!(
+                "el servicio terminó ({status}) en medio de la flota: {message}.{}",
+                service.tail_section()
+            ),
+        };
+    }
+    observed(
+        "una respuesta HTTP a cada intento de la flota",
+        &format!("{message}.{}", service.tail_section()),
+        checks::hints::ANSWER,
+    )
 }
 
 /// `reinicio`: a charge whose answer is lost, SIGKILL, a new instance on
@@ -334,9 +405,11 @@ fn restart(
     let mut two = match start_again(ctx.timeline) {
         Ok(s) => s,
         Err(e) => {
-            return Verdict::Crashed {
-                what: format!("el servicio no volvió a arrancar sobre el mismo DATA_DIR: {e}"),
-            };
+            return observed(
+                "el servicio vuelve a arrancar sobre el mismo DATA_DIR",
+                &e,
+                checks::hints::START,
+            );
         }
     };
     let retry = two.client.charge(1, order, amount, Some(key));

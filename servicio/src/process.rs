@@ -2,7 +2,10 @@
 //! with `PORT`, `DATA_DIR` and `PROCESSOR_URL`, ready when `GET /health`
 //! answers 200, stopped with SIGTERM and then SIGKILL, its group included,
 //! on every exit path (dropped, a failed check, Ctrl-C through the judge's
-//! [`judge::runner::cleanup`]).
+//! [`judge::runner::cleanup`]). On Linux the kit is also the subreaper of
+//! what the service starts, so a process that left the group (a session of
+//! its own, a daemon's double fork) is found in the process tree and
+//! stopped with it ([`tree`]); Ctrl-C stops the group only.
 //!
 //! On Windows the command runs under `cmd /C` and is stopped with
 //! `Child::kill` (no process group: what it started may outlive it).
@@ -110,7 +113,7 @@ impl Service {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        let child = command.spawn().map_err(|e| {
+        let child = spawn(&mut command).map_err(|e| {
             (
                 format!(
                     "no se pudo ejecutar el comando «{}»: {}",
@@ -170,8 +173,8 @@ impl Service {
         }
     }
 
-    /// How it ended, if it has.
-    fn exited(&mut self) -> Option<String> {
+    /// How it ended (`con estado 3`, `por la señal 9`), if it has.
+    pub fn exited(&mut self) -> Option<String> {
         let child = self.child.as_mut()?;
         match child.try_wait() {
             Ok(Some(status)) => Some(describe_status(status)),
@@ -209,8 +212,14 @@ impl Service {
             use nix::sys::signal::{Signal, killpg};
             use nix::unistd::Pid;
             let group = Pid::from_raw(child.id() as i32);
+            // Everything it started, before the leader goes and its
+            // children are handed over.
+            #[cfg(target_os = "linux")]
+            let started = tree::descendants(child.id() as i32);
             if !grace.is_zero() && matches!(child.try_wait(), Ok(None)) {
                 let _ = killpg(group, Signal::SIGTERM);
+                #[cfg(target_os = "linux")]
+                tree::signal(&started, Signal::SIGTERM);
                 let deadline = Instant::now() + grace;
                 while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
                     std::thread::sleep(Duration::from_millis(20));
@@ -219,6 +228,8 @@ impl Service {
             // The group, even when its leader is gone (a wrapper shell's
             // children).
             let _ = killpg(group, Signal::SIGKILL);
+            #[cfg(target_os = "linux")]
+            tree::signal(&started, Signal::SIGKILL);
         }
         #[cfg(not(unix))]
         {
@@ -227,6 +238,130 @@ impl Service {
         }
         let _ = child.wait();
         judge::runner::cleanup::untrack_group(child.id());
+        #[cfg(target_os = "linux")]
+        {
+            leaders().retain(|&p| p != child.id() as i32);
+            tree::sweep();
+        }
+    }
+}
+
+/// The leaders of the services running now: the kit's own children, not
+/// orphans to sweep. Held while a service is spawned and while a sweep
+/// looks for orphans, so a service of another thread is never taken for
+/// one.
+#[cfg(target_os = "linux")]
+static LEADERS: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+#[cfg(target_os = "linux")]
+fn leaders() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    LEADERS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Spawns the service; on Linux the kit becomes the subreaper of what it
+/// starts (what it leaves behind is handed to the kit, not to init, and
+/// [`tree::sweep`] finds it) and its leader is registered.
+fn spawn(command: &mut Command) -> std::io::Result<Child> {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+        let mut leaders = leaders();
+        let child = command.spawn()?;
+        leaders.push(child.id() as i32);
+        Ok(child)
+    }
+    #[cfg(not(target_os = "linux"))]
+    command.spawn()
+}
+
+/// The process tree from `/proc` (Linux): what a service started, even
+/// outside its group.
+#[cfg(target_os = "linux")]
+pub mod tree {
+    use std::collections::HashMap;
+    use std::time::Duration;
+
+    use nix::sys::signal::{Signal, kill};
+    use nix::sys::wait::{WaitPidFlag, waitpid};
+    use nix::unistd::Pid;
+
+    /// Every process's parent, from `/proc/<pid>/stat` (processes that end
+    /// while it is read are left out).
+    fn parents() -> HashMap<i32, i32> {
+        let mut map = HashMap::new();
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return map;
+        };
+        for entry in dir.flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            // `pid (comm) state ppid …`: the name may hold spaces and ')'.
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse().ok());
+            if let Some(ppid) = ppid {
+                map.insert(pid, ppid);
+            }
+        }
+        map
+    }
+
+    /// The descendants of `root`, `root` left out.
+    pub fn descendants(root: i32) -> Vec<i32> {
+        let parents = parents();
+        let mut found = vec![root];
+        let mut i = 0;
+        while i < found.len() {
+            let of = found[i];
+            found.extend(
+                parents
+                    .iter()
+                    .filter(|&(_, &ppid)| ppid == of)
+                    .map(|(&pid, _)| pid),
+            );
+            i += 1;
+        }
+        found.remove(0);
+        found
+    }
+
+    /// Sends `signal` to each of `pids` (gone ones are skipped).
+    pub fn signal(pids: &[i32], signal: Signal) {
+        for &pid in pids {
+            let _ = kill(Pid::from_raw(pid), signal);
+        }
+    }
+
+    /// Stops and reaps what was handed to the kit as subreaper (its
+    /// children other than the running services' leaders, and all they
+    /// started), until none is left (at most ~1 s).
+    pub fn sweep() {
+        let me = std::process::id() as i32;
+        for _ in 0..50 {
+            {
+                let leaders = super::leaders();
+                let parents = parents();
+                let adopted: Vec<i32> = parents
+                    .iter()
+                    .filter(|&(pid, &ppid)| ppid == me && !leaders.contains(pid))
+                    .map(|(&pid, _)| pid)
+                    .collect();
+                if adopted.is_empty() {
+                    return;
+                }
+                for &pid in &adopted {
+                    signal(&descendants(pid), Signal::SIGKILL);
+                    let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+                    let _ = waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG));
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 

@@ -4,6 +4,8 @@ POST /charges responde según el primer argumento:
   grande  un cuerpo de 2 MiB
   cortada cierra la conexión sin responder
   lenta   tarda 30 s en responder
+  huerfanos  deja dos procesos fuera de su grupo (una sesión propia, y un
+          hijo de un shell que ya terminó) y responde sus pids en JSON
 y con un cuerpo válido (cobra cada vez, como ignora_key.py), en otro
 encuadre de HTTP/1.1 que el kit debe leer:
   chunked  Transfer-Encoding: chunked, en trozos de 7 bytes
@@ -19,6 +21,19 @@ from comun import call_processor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1]
+
+ORPHANS = []
+if MODE == "huerfanos":
+    import subprocess
+
+    ORPHANS.append(subprocess.Popen(["sleep", "987654"], start_new_session=True).pid)
+    shell = subprocess.run(
+        ["sh", "-c", "sleep 987655 >/dev/null 2>&1 & echo $!"],
+        capture_output=True,
+        text=True,
+        start_new_session=True,
+    )
+    ORPHANS.append(int(shell.stdout.strip()))
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -57,7 +72,9 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(data)
                 self.close_connection = True
             return
-        if MODE == "lenta":
+        if MODE == "huerfanos":
+            self.send(200, json.dumps({"pids": ORPHANS}).encode(), "application/json")
+        elif MODE == "lenta":
             time.sleep(30)
             self.send(200, b"{}", "application/json")
         elif MODE == "html":
