@@ -192,7 +192,8 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
     // A check the run's end cut short is reported as such, not as the
     // service's mistake.
     let cut = |v: Verdict| {
-        if !v.passed() && Instant::now() >= deadline {
+        let stopped = matches!(v, Verdict::Passed | Verdict::TimedOut { .. });
+        if !stopped && Instant::now() >= deadline {
             run_limit(config.run_limit, "en medio de esta verificación")
         } else {
             v
