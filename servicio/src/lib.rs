@@ -134,7 +134,22 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
         });
         let first = !started_once;
         started_once = true;
-        s.map_err(|e| (e, first))
+        s.map_err(|e| {
+            // The wait was cut to what was left of the run: say so (the
+            // first start's error ends the run with exit 2).
+            let cut = launch.ready_within < config.launch.ready_within;
+            if cut && Instant::now() >= deadline {
+                (
+                    format!(
+                        "se acabó el tiempo de toda la corrida (--limite-corrida, {} s) mientras el servicio arrancaba: {e}",
+                        process::seconds(config.run_limit)
+                    ),
+                    first,
+                )
+            } else {
+                (e, first)
+            }
+        })
     };
 
     // The fleet, before and after.

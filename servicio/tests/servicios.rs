@@ -202,6 +202,14 @@ fn a_service_that_exits_or_never_answers_is_a_clear_message() {
     assert!(e.contains("no respondió 200 en GET /health en 0.6 s (--espera); lo último: nunca aceptó una conexión. No imprimió nada."), "{e}");
     // Stopped at once (SIGTERM to its group), not after its 60 s.
     assert!(started.elapsed() < Duration::from_secs(20));
+    // The run's limit shorter than the wait: the wait is cut, and said so.
+    let mut short = config("sleep 60", small_fleet(), &["reintento-mismo-cargo"]);
+    short.run_limit = Duration::from_secs(1);
+    let e = servicio::run(&short).unwrap_err();
+    assert!(
+        e.starts_with("se acabó el tiempo de toda la corrida (--limite-corrida, 1 s) mientras el servicio arrancaba: el servicio («sleep 60») no respondió 200 en GET /health en "),
+        "{e}"
+    );
     let missing = servicio::run(&config(
         "python3 no-existe.py",
         small_fleet(),
