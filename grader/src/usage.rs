@@ -37,7 +37,14 @@ pub fn clap_message(e: &clap::Error, commands: &[String]) -> String {
     };
     let arg = ctx(ContextKind::InvalidArg);
     match e.kind() {
-        ErrorKind::UnknownArgument => format!("opción desconocida: {arg}"),
+        ErrorKind::UnknownArgument => {
+            let suggested = ctx(ContextKind::SuggestedArg);
+            if suggested.is_empty() {
+                format!("opción desconocida: {arg}")
+            } else {
+                format!("opción desconocida: {arg} (¿quisiste decir {suggested}?)")
+            }
+        }
         ErrorKind::InvalidSubcommand => {
             let suggested = ctx(ContextKind::SuggestedSubcommand);
             let guess = if suggested.is_empty() {

@@ -154,7 +154,14 @@ fn usage_errors_are_spanish_one_liners_with_status_2() {
     let empty = std::env::temp_dir().join(format!("kit-no-fixtures-{}", std::process::id()));
     std::fs::create_dir_all(&empty).unwrap();
     for (args, want) in [
-        (vec!["--bogus"], "grader: opción desconocida: --bogus"),
+        (
+            vec!["--bogus"],
+            "grader: opción desconocida: --bogus. Usa --help",
+        ),
+        (
+            vec!["--ejercicios", "cobro"],
+            "grader: opción desconocida: --ejercicios (¿quisiste decir --ejercicio?). Usa --help",
+        ),
         (vec!["--timeout", "cero"], "grader: --timeout no acepta"),
         (vec!["--timeout", "-3"], "grader: --timeout no acepta"),
         (
