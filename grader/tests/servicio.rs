@@ -200,6 +200,19 @@ fn a_service_that_cannot_run_or_an_unknown_check_is_exit_2() {
         err.contains("terminó (con estado 7) antes de responder 200 en GET /health"),
         "{err}"
     );
+    // Gradescope still gets its results.json: every check 0, with why.
+    let o = grader(&["--comando", "exit 7", "--espera", "5", "--gradescope"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let results: serde_json::Value = serde_json::from_str(&out).expect(&out);
+    assert_eq!(results["score"], 0, "{out}");
+    let tests = results["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 9, "{out}");
+    let first = tests[0]["output"].as_str().unwrap();
+    assert!(
+        first.starts_with("esperado: el servicio arranca y responde 200 en GET /health\nobtenido: el servicio («exit 7») terminó (con estado 7) antes de responder 200 en GET /health."),
+        "{first}"
+    );
     let o = grader(&["--comando", "true", "--verificacion", "nada"]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2));

@@ -44,7 +44,7 @@ pub const CHECKS: [CheckSpec; 9] = [
     },
     CheckSpec {
         id: "reintento-mismo-cargo",
-        title: "Un reintento con la misma key devuelve el mismo charge_id y no cobra",
+        title: "Un reintento con la misma key devuelve el mismo charge_id y no cobra; otra key, otro cargo",
         points: 10,
     },
     CheckSpec {
@@ -93,6 +93,8 @@ pub const GRACE: Duration = Duration::from_secs(5);
 pub mod hints {
     /// No key must be a plain charge.
     pub const NO_KEY: &str = "sin Idempotency-Key, cada POST /charges es un cobro nuevo (el mundo sin idempotencia de la lección 2): no dedupliques por order_id ni por monto; la «misma operación» la define la key del cliente, no el contenido";
+    /// Another key.
+    pub const OTHER_KEY: &str = "otra key es otra operación: cobra otra vez aunque la orden y el monto sean los mismos (el cliente crea una key por operación, lección 3); no dedupliques por order_id ni por monto: la «misma operación» la define la key del cliente, no el contenido";
     /// The stored result.
     pub const STORE: &str = "guarda el resultado por key (el cuaderno del cajero) y, si la key ya está, devuélvelo sin llamar al procesador: una orden deja un solo cargo, por más reintentos que tenga (en la flota de la lección, 1,184 intentos dejan 1,000 cargos)";
     /// The atomic claim.
@@ -103,6 +105,8 @@ pub mod hints {
     pub const OTHER_BODY: &str = "guarda con la key lo que pidió la primera request (order_id y amount_cents, o su hash) y, si un reintento trae otro cuerpo, responde 422 sin cobrar (como el ejercicio 4 y el borrador de la IETF)";
     /// Durable.
     pub const DURABLE: &str = "el store vive en memoria y se perdió con el proceso: guárdalo en DATA_DIR (una base de datos en disco) y confirma la transacción antes de responder";
+    /// A new key.
+    pub const NEW_KEY: &str = "una key que tu servicio no ha visto es una operación nueva: reclámala y cobra en el procesador (PROCESSOR_URL), aunque el cliente corte la conexión después; 409 es solo para la key que sigue en curso";
     /// Starting.
     pub const START: &str = "el servicio arranca con el comando de servicio.toml, escucha en 127.0.0.1:$PORT y responde 200 en GET /health dentro de --espera";
     /// Answering.
@@ -234,7 +238,9 @@ pub fn one_buyer(ctx: &Ctx, client: &Client) -> Verdict {
 }
 
 /// `reintento-mismo-cargo`: a delivered retry with the same key names the
-/// same charge, with the contract's body, and charges nothing more.
+/// same charge, with the contract's body, and charges nothing more; then
+/// the same order and amount under a new key is a new operation (lección
+/// 3: the key, not the content, says what is the same): a second charge.
 pub fn retry_same_charge(ctx: &Ctx, client: &Client) -> Verdict {
     let (order, key, amount) = ("ord_9101", "idem_reintento_9101", Money::from_dollars(250));
     let first = client.charge(1, order, amount, Some(key));
@@ -265,10 +271,40 @@ pub fn retry_same_charge(ctx: &Ctx, client: &Client) -> Verdict {
                     && c.amount_cents == amount.cents()
             })
     };
-    if good(&first) && good(&second) {
+    if !(good(&first) && good(&second)) {
+        return failed(expected, got, hints::STORE, ctx.timeline.steps(order));
+    }
+    // Another key: another operation, another charge.
+    let other_key = "idem_reintento_9101_otra";
+    let third = client.charge(1, order, amount, Some(other_key));
+    record(ctx.timeline, 1, order, &third);
+    let after = ctx.processor.charges_for(order);
+    let new_charge = third
+        .as_ref()
+        .ok()
+        .and_then(|a| a.charge.as_ref())
+        .is_some_and(|c| {
+            after.len() == 2 && c.charge_id == after[1].charge_id && c.charge_id != ids[0]
+        });
+    if new_charge {
         return Verdict::Passed;
     }
-    failed(expected, got, hints::STORE, ctx.timeline.steps(order))
+    failed(
+        format!(
+            "la misma orden y el mismo monto con otra key ({other_key}): otra operación, un cargo nuevo con su propio charge_id; 2 cargos en el procesador"
+        ),
+        format!(
+            "con otra key: {}; cargos en el procesador: {}",
+            answer_line(&third),
+            after
+                .iter()
+                .map(|c| c.charge_id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        hints::OTHER_KEY,
+        ctx.timeline.steps(order),
+    )
 }
 
 /// `otra-solicitud-422`: the same key with another amount, once the first
@@ -493,6 +529,18 @@ pub fn gives_up(ctx: &Ctx, client: &Client) -> Verdict {
         }
         std::thread::sleep(Duration::from_millis(100));
     };
+    if !held {
+        return failed(
+            "el primer cobro llega al procesador (la request llegó entera antes de que el cliente se rindiera)".to_string(),
+            format!(
+                "el servicio no llamó al procesador en {} s; el reintento: {}",
+                WAIT_FOR_CHARGE.as_secs(),
+                answer_line(&last)
+            ),
+            hints::NEW_KEY,
+            ctx.timeline.steps(order),
+        );
+    }
     let charges = ctx.processor.charges_for(order);
     // The retry is answered: 409 while the first is still in flight, or
     // the charge the processor holds (none, or one made by this retry).
@@ -506,9 +554,8 @@ pub fn gives_up(ctx: &Ctx, client: &Client) -> Verdict {
     failed(
         "0 o 1 cargo (el resultado es indefinido: pudo cobrar o no), nunca 2; el reintento responde: 409 si sigue en curso, o 200/201 con el charge_id del procesador".to_string(),
         format!(
-            "{} cargo(s) en el procesador{}; el reintento respondió {}",
+            "{} cargo(s) en el procesador; el reintento: {}",
             charges.len(),
-            if held { "" } else { " (el primer cobro nunca llegó)" },
             answer_line(&last)
         ),
         hints::GIVE_UP,

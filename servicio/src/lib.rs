@@ -207,7 +207,10 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
     // A check the run's end cut short is reported as such, not as the
     // service's mistake.
     let cut = |v: Verdict| {
-        let stopped = matches!(v, Verdict::Passed | Verdict::TimedOut { .. });
+        let stopped = matches!(
+            v,
+            Verdict::Passed | Verdict::TimedOut { .. } | Verdict::Crashed { .. }
+        );
         if !stopped && Instant::now() >= deadline {
             run_limit(config.run_limit, "en medio de esta verificación")
         } else {
@@ -233,8 +236,22 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                 }
             }
             Ok(mut service) => {
-                let c = service.client.clone();
                 for id in single.iter().copied().filter(|id| wanted(id)) {
+                    // A service that ended in an earlier check starts again
+                    // on a fresh DATA_DIR: a crash costs only the check it
+                    // happened in.
+                    if service.exited().is_some() && Instant::now() < deadline {
+                        service.stop();
+                        let dir = fresh_dir()?;
+                        match start(&dir, &processor, &timeline) {
+                            Ok(again) => service = again,
+                            Err((e, _)) => {
+                                verdicts.push((id, not_started(&e, deadline, config.run_limit)));
+                                continue;
+                            }
+                        }
+                    }
+                    let c = service.client.clone();
                     let v = if Instant::now() >= deadline {
                         out_of_time(config.run_limit)
                     } else {
@@ -252,7 +269,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                             _ => checks::gives_up(&ctx, &c),
                         }
                     };
-                    let v = cut(v);
+                    let v = cut(died(v, &mut [&mut service]));
                     verdicts.push((id, v));
                 }
                 service.stop();
@@ -284,6 +301,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                                 "idem_dos_instancias_9501",
                                 checks::hints::SHARED,
                             );
+                            let v = died(v, &mut [&mut one, &mut two]);
                             two.stop();
                             v
                         }
@@ -329,6 +347,32 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
     Ok(outcome)
 }
 
+/// The outcome of a run whose service never started (what [`run`] gives as
+/// an error): every check of `config` failed with `message`, for the
+/// machine-read reports (Gradescope, Classroom 50, JSON, JUnit), which
+/// must still say something to the student.
+pub fn unstarted(config: &Config, message: &str) -> Outcome {
+    let wanted = |id: &str| config.only.is_empty() || config.only.iter().any(|o| o == id);
+    Outcome {
+        before: None,
+        after: None,
+        checks: CHECKS
+            .iter()
+            .filter(|spec| wanted(spec.id))
+            .map(|spec| CheckResult {
+                spec: *spec,
+                verdict: observed(
+                    "el servicio arranca y responde 200 en GET /health",
+                    message,
+                    checks::hints::START,
+                ),
+            })
+            .collect(),
+        timeline: Timeline::new(),
+        world_timelines: Vec::new(),
+    }
+}
+
 /// A folder of [`judge::runner::folders`], removed when dropped.
 struct Scratch(std::path::PathBuf);
 
@@ -350,6 +394,34 @@ fn run_limit(limit: Duration, when: &str) -> Verdict {
         case: Some(format!(
             "{when}: se acabó el tiempo de toda la corrida (--limite-corrida)"
         )),
+    }
+}
+
+/// A failed check's verdict when one of `services` ended during it: the
+/// crash, with its status and last lines, not the answers it left
+/// unanswered.
+fn died(v: Verdict, services: &mut [&mut Service]) -> Verdict {
+    if v.passed() {
+        return v;
+    }
+    // A process that closed its connections on the way out may not have
+    // ended yet: a moment to see it end.
+    let until = Instant::now() + Duration::from_millis(500);
+    loop {
+        for service in services.iter_mut() {
+            if let Some(status) = service.exited() {
+                return Verdict::Crashed {
+                    what: format!(
+                        "el servicio terminó ({status}) en medio de esta verificación.{}",
+                        service.tail_section()
+                    ),
+                };
+            }
+        }
+        if Instant::now() >= until {
+            return v;
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

@@ -320,20 +320,65 @@ fn a_slow_service_meets_the_request_limit_and_a_long_run_the_run_limit() {
 }
 
 #[test]
-fn a_client_that_gives_up_needs_an_answer_to_its_retry() {
-    // A service that never answers leaves no charge, and no answer either.
-    let mut silent = config(
-        "python3 basura.py lenta",
-        small_fleet(),
-        &["cliente-que-abandona"],
-    );
-    silent.launch.request_limit = Duration::from_secs(1);
-    let o = servicio::run(&silent).unwrap();
-    let v = verdict(&o, "cliente-que-abandona");
-    let text = v.explanation().join("\n");
-    assert!(!v.passed(), "{text}");
+fn a_client_that_gives_up_needs_a_charge_and_an_answer_to_its_retry() {
+    // A service that never answers, and one that answers 409 to everything:
+    // neither charged, neither is right (0 charges is right only when the
+    // charge may not have happened; here the request arrived whole).
+    // Side by side: each waits the processor's 10 s.
+    std::thread::scope(|s| {
+        for (mode, retry) in [
+            (
+                "lenta",
+                "sin respuesta (POST /charges: el servicio no respondió dentro del límite de tiempo por petición)",
+            ),
+            ("siempre409", "409"),
+        ] {
+            s.spawn(move || {
+                let mut c = config(
+                    &format!("python3 basura.py {mode}"),
+                    small_fleet(),
+                    &["cliente-que-abandona"],
+                );
+                c.launch.request_limit = Duration::from_secs(1);
+                let o = servicio::run(&c).unwrap();
+                let v = verdict(&o, "cliente-que-abandona");
+                let text = v.explanation().join("\n");
+                assert!(!v.passed(), "{mode}: {text}");
+                assert!(
+                    text.contains(&format!(
+                        "obtenido: el servicio no llamó al procesador en 10 s; el reintento: {retry}"
+                    )),
+                    "{mode}: {text}"
+                );
+            });
+        }
+    });
+}
+
+#[test]
+fn deduplicating_by_order_fails_the_check_where_another_key_is_another_charge() {
+    let o = python("por_orden.py", small_fleet(), &[]);
+    assert_eq!(failing(&o), ["reintento-mismo-cargo"], "{:#?}", o.checks);
+    let Verdict::Failed { got, hint, .. } = verdict(&o, "reintento-mismo-cargo") else {
+        panic!("{:#?}", o.checks)
+    };
+    assert!(got.starts_with("con otra key: 200 ch_"), "{got}");
+    assert!(hint.starts_with("otra key es otra operación"), "{hint}");
+}
+
+#[test]
+fn a_crash_costs_only_the_check_it_happened_in() {
+    let o = python("se_cae.py", small_fleet(), &[]);
+    assert_eq!(failing(&o), ["otra-solicitud-422"], "{:#?}", o.checks);
+    let text = verdict(&o, "otra-solicitud-422").explanation().join("\n");
     assert!(
-        text.contains("obtenido: 0 cargo(s) en el procesador (el primer cobro nunca llegó); el reintento respondió sin respuesta (POST /charges: el servicio no respondió dentro del límite de tiempo por petición)"),
+        text.starts_with(
+            "el proceso murió: el servicio terminó (con estado 7) en medio de esta verificación."
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("| me caigo en vez de responder 422"),
         "{text}"
     );
 }

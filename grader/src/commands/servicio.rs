@@ -5,7 +5,9 @@
 //! no HTTP code.
 //!
 //! Exit status: 0 every check passed, 1 one failed, 2 the service could not
-//! be run (bad command, never ready) or bad arguments.
+//! be run (bad command, never ready) or bad arguments. A service that could
+//! not be run still gets the platform's report (Gradescope, Classroom 50,
+//! JSON, JUnit): every check failed with the reason.
 
 use std::process::ExitCode;
 
@@ -104,8 +106,18 @@ mod imp {
             run.join()
         });
         progress.finish();
-        let outcome =
-            outcome.map_err(|_| "el kit falló al calificar el servicio".to_string())??;
+        let outcome = outcome.map_err(|_| "el kit falló al calificar el servicio".to_string())?;
+        // A service that never started: exit 2, but a platform's report
+        // still tells the student why (every check failed with the reason).
+        let machine = args.json || args.junit || args.gradescope || who.is_some();
+        let (outcome, unstarted) = match outcome {
+            Ok(o) => (o, false),
+            Err(message) if machine => {
+                eprintln!("grader: {message}");
+                (servicio::unstarted(&config, &message), true)
+            }
+            Err(message) => return Err(message),
+        };
         judge::runner::cleanup::unless_interrupted();
         for (name, w) in [("antes", &outcome.before), ("después", &outcome.after)] {
             if let Some(w) = w {
@@ -173,7 +185,9 @@ mod imp {
             })?;
         }
         output::print_stdout(&text);
-        Ok(if outcome.passed() {
+        Ok(if unstarted {
+            ExitCode::from(2)
+        } else if outcome.passed() {
             ExitCode::SUCCESS
         } else {
             ExitCode::from(1)

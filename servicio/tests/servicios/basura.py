@@ -4,6 +4,7 @@ POST /charges responde según el primer argumento:
   grande  un cuerpo de 2 MiB
   cortada cierra la conexión sin responder
   lenta   tarda 30 s en responder
+  siempre409  responde 409 a todo, sin cobrar nunca
   huerfanos  deja dos procesos fuera de su grupo (una sesión propia, y un
           hijo de un shell que ya terminó) y responde sus pids en JSON
 y con un cuerpo válido (cobra cada vez, como ignora_key.py), en otro
@@ -72,7 +73,9 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(data)
                 self.close_connection = True
             return
-        if MODE == "huerfanos":
+        if MODE == "siempre409":
+            self.send(409, b'{"error": "en curso"}', "application/json")
+        elif MODE == "huerfanos":
             self.send(200, json.dumps({"pids": ORPHANS}).encode(), "application/json")
         elif MODE == "lenta":
             time.sleep(30)
