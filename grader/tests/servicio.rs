@@ -227,6 +227,68 @@ fn a_service_that_cannot_run_or_an_unknown_check_is_exit_2() {
     assert!(err.contains("servicio.toml"), "{err}");
 }
 
+/// The pids of the processes running `sleep SECONDS` (zombies left out).
+#[cfg(target_os = "linux")]
+fn sleepers(seconds: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+        if cmdline == format!("sleep\0{seconds}\0").as_bytes() && !zombie {
+            found.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    found
+}
+
+/// Ctrl-C (SIGINT) while a check waits: the judge ends with 130 and what
+/// the service started outside its group (a session of its own, a shell's
+/// orphan) ends with it.
+#[cfg(target_os = "linux")]
+#[test]
+fn ctrl_c_stops_what_the_service_left_outside_its_group() {
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args([
+            "servicio",
+            "--comando",
+            "HUERFANOS_SEG=876543 python3 basura.py huerfanos",
+            "--verificacion",
+            "cliente-que-abandona",
+        ])
+        .current_dir(services())
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let left = || [sleepers("876543"), sleepers("876544")].concat();
+    let until = Instant::now() + Duration::from_secs(60);
+    while left().len() < 2 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        left().len(),
+        2,
+        "the service did not start its two sleepers"
+    );
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    // Killed; a moment for the kernel to end them.
+    let until = Instant::now() + Duration::from_secs(5);
+    while !left().is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(left(), Vec::<String>::new());
+}
+
 /// `servicio --html`: the run drawn, opened in headless Chromium
 /// (`--ignored`, run by `.ci/run` with `ver`'s page): the failing check in
 /// red with its explanation, the concurrent retries one lane each beside

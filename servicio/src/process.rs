@@ -5,7 +5,7 @@
 //! [`judge::runner::cleanup`]). On Linux the kit is also the subreaper of
 //! what the service starts, so a process that left the group (a session of
 //! its own, a daemon's double fork) is found in the process tree and
-//! stopped with it ([`tree`]); Ctrl-C stops the group only.
+//! stopped with it ([`judge::runner::tree`]), on Ctrl-C too.
 //!
 //! On Windows the command runs under `cmd /C` and is stopped with
 //! `Child::kill` (no process group: what it started may outlive it).
@@ -215,11 +215,11 @@ impl Service {
             // Everything it started, before the leader goes and its
             // children are handed over.
             #[cfg(target_os = "linux")]
-            let started = tree::descendants(child.id() as i32);
+            let started = judge::runner::tree::descendants(child.id() as i32);
             if !grace.is_zero() && matches!(child.try_wait(), Ok(None)) {
                 let _ = killpg(group, Signal::SIGTERM);
                 #[cfg(target_os = "linux")]
-                tree::signal(&started, Signal::SIGTERM);
+                judge::runner::tree::signal(&started, Signal::SIGTERM);
                 let deadline = Instant::now() + grace;
                 while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
                     std::thread::sleep(Duration::from_millis(20));
@@ -229,7 +229,7 @@ impl Service {
             // children).
             let _ = killpg(group, Signal::SIGKILL);
             #[cfg(target_os = "linux")]
-            tree::signal(&started, Signal::SIGKILL);
+            judge::runner::tree::signal(&started, Signal::SIGKILL);
         }
         #[cfg(not(unix))]
         {
@@ -240,8 +240,9 @@ impl Service {
         judge::runner::cleanup::untrack_group(child.id());
         #[cfg(target_os = "linux")]
         {
-            leaders().retain(|&p| p != child.id() as i32);
-            tree::sweep();
+            let mut leaders = leaders();
+            leaders.retain(|&p| p != child.id() as i32);
+            judge::runner::tree::sweep(&leaders);
         }
     }
 }
@@ -260,11 +261,11 @@ fn leaders() -> std::sync::MutexGuard<'static, Vec<i32>> {
 
 /// Spawns the service; on Linux the kit becomes the subreaper of what it
 /// starts (what it leaves behind is handed to the kit, not to init, and
-/// [`tree::sweep`] finds it) and its leader is registered.
+/// [`judge::runner::tree::sweep`] finds it) and its leader is registered.
 fn spawn(command: &mut Command) -> std::io::Result<Child> {
     #[cfg(target_os = "linux")]
     {
-        let _ = nix::sys::prctl::set_child_subreaper(true);
+        judge::runner::tree::become_subreaper();
         let mut leaders = leaders();
         let child = command.spawn()?;
         leaders.push(child.id() as i32);
@@ -272,97 +273,6 @@ fn spawn(command: &mut Command) -> std::io::Result<Child> {
     }
     #[cfg(not(target_os = "linux"))]
     command.spawn()
-}
-
-/// The process tree from `/proc` (Linux): what a service started, even
-/// outside its group.
-#[cfg(target_os = "linux")]
-pub mod tree {
-    use std::collections::HashMap;
-    use std::time::Duration;
-
-    use nix::sys::signal::{Signal, kill};
-    use nix::sys::wait::{WaitPidFlag, waitpid};
-    use nix::unistd::Pid;
-
-    /// Every process's parent, from `/proc/<pid>/stat` (processes that end
-    /// while it is read are left out).
-    fn parents() -> HashMap<i32, i32> {
-        let mut map = HashMap::new();
-        let Ok(dir) = std::fs::read_dir("/proc") else {
-            return map;
-        };
-        for entry in dir.flatten() {
-            let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
-                continue;
-            };
-            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-                continue;
-            };
-            // `pid (comm) state ppid …`: the name may hold spaces and ')'.
-            let ppid = stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-                .and_then(|p| p.parse().ok());
-            if let Some(ppid) = ppid {
-                map.insert(pid, ppid);
-            }
-        }
-        map
-    }
-
-    /// The descendants of `root`, `root` left out.
-    pub fn descendants(root: i32) -> Vec<i32> {
-        let parents = parents();
-        let mut found = vec![root];
-        let mut i = 0;
-        while i < found.len() {
-            let of = found[i];
-            found.extend(
-                parents
-                    .iter()
-                    .filter(|&(_, &ppid)| ppid == of)
-                    .map(|(&pid, _)| pid),
-            );
-            i += 1;
-        }
-        found.remove(0);
-        found
-    }
-
-    /// Sends `signal` to each of `pids` (gone ones are skipped).
-    pub fn signal(pids: &[i32], signal: Signal) {
-        for &pid in pids {
-            let _ = kill(Pid::from_raw(pid), signal);
-        }
-    }
-
-    /// Stops and reaps what was handed to the kit as subreaper (its
-    /// children other than the running services' leaders, and all they
-    /// started), until none is left (at most ~1 s).
-    pub fn sweep() {
-        let me = std::process::id() as i32;
-        for _ in 0..50 {
-            {
-                let leaders = super::leaders();
-                let parents = parents();
-                let adopted: Vec<i32> = parents
-                    .iter()
-                    .filter(|&(pid, &ppid)| ppid == me && !leaders.contains(pid))
-                    .map(|(&pid, _)| pid)
-                    .collect();
-                if adopted.is_empty() {
-                    return;
-                }
-                for &pid in &adopted {
-                    signal(&descendants(pid), Signal::SIGKILL);
-                    let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-                    let _ = waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG));
-                }
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
 }
 
 impl Drop for Service {

@@ -1,6 +1,7 @@
 //! What a grading leaves behind, removed on every way out of the judge: the
 //! harness process groups still running, every process of the sandbox's
-//! users (what a harness started, even under `setsid`), the sandbox's
+//! users (what a harness started, even under `setsid`), what was handed
+//! to the judge as subreaper ([`super::tree`]), the sandbox's
 //! scratch folders and the private copies of the harness. [`shutdown`] runs
 //! at the end of `main`, on SIGINT/SIGTERM/SIGHUP ([`on_signals`]) and on
 //! `q` in `vigilar` while a grading runs. A judge that died without it
@@ -77,6 +78,9 @@ pub fn shutdown() {
     if let Some(sandbox) = Sandbox::existing() {
         sandbox.kill_leftovers();
     }
+    // What left its group and was handed to the judge (`servicio`).
+    #[cfg(target_os = "linux")]
+    super::tree::kill_descendants();
     folders::remove_all();
 }
 

@@ -15,6 +15,8 @@ pub mod isolation;
 pub mod process;
 #[cfg(target_os = "linux")]
 pub mod sandbox;
+#[cfg(target_os = "linux")]
+pub mod tree;
 
 use protocol::{
     Call, Charges, Client, ClientKind, ClientRun, Job, Observation, Reconcile, ReconcileFleet,

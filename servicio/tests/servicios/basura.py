@@ -27,9 +27,11 @@ ORPHANS = []
 if MODE == "huerfanos":
     import subprocess
 
-    ORPHANS.append(subprocess.Popen(["sleep", "987654"], start_new_session=True).pid)
+    # Los segundos (un número raro, para encontrarlos): de HUERFANOS_SEG.
+    seconds = int(os.environ.get("HUERFANOS_SEG", "987654"))
+    ORPHANS.append(subprocess.Popen(["sleep", str(seconds)], start_new_session=True).pid)
     shell = subprocess.run(
-        ["sh", "-c", "sleep 987655 >/dev/null 2>&1 & echo $!"],
+        ["sh", "-c", "sleep %d >/dev/null 2>&1 & echo $!" % (seconds + 1)],
         capture_output=True,
         text=True,
         start_new_session=True,
