@@ -225,6 +225,27 @@ fn a_service_that_cannot_run_or_an_unknown_check_is_exit_2() {
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("servicio.toml"), "{err}");
+    // A bad servicio.toml: its place, its field and what is allowed, in
+    // Spanish.
+    let dir = std::env::temp_dir().join(format!("kit-servicio-toml-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (toml, want) in [
+        (
+            "comando = 5\n",
+            "servicio.toml:1:11, campo `comando`: tipo inválido: se esperaba un texto entre comillas, se leyó el entero 5 (se permite un solo campo",
+        ),
+        (
+            "orden = \"python3 app.py\"\n",
+            "servicio.toml:1:1: campo desconocido `orden`; se permiten: `comando` (se permite un solo campo",
+        ),
+    ] {
+        std::fs::write(dir.join("servicio.toml"), toml).unwrap();
+        let o = grader(&["--carpeta", dir.to_str().unwrap()]);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(want), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The pids of the processes running `sleep SECONDS` (zombies left out).

@@ -230,10 +230,21 @@ mod imp {
             comando: String,
         }
         let parsed: File = toml::from_str(&text).map_err(|e| {
+            let t = judge::toml_errors::translate(&e, &text, &|_| {
+                "el comando que arranca tu servicio, un texto: comando = \"python3 app.py\"".into()
+            });
+            let place = t
+                .position
+                .map(|(line, col)| format!(":{line}:{col}"))
+                .unwrap_or_default();
+            let field = t
+                .field
+                .map(|f| format!(", campo `{f}`"))
+                .unwrap_or_default();
             format!(
-                "{}: {} (se permite un solo campo: comando = \"…\", un texto)",
+                "{}{place}{field}: {} (se permite un solo campo: comando = \"…\", un texto)",
                 file.display(),
-                e.message()
+                t.message
             )
         })?;
         if parsed.comando.trim().is_empty() {
