@@ -45,6 +45,13 @@ pub struct Config {
     pub only: Vec<String>,
 }
 
+impl Config {
+    /// Whether check `id` runs (every check when none was named).
+    pub fn wants(&self, id: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| o == id)
+    }
+}
+
 /// One check's outcome.
 #[derive(Clone, Debug)]
 pub struct CheckResult {
@@ -96,7 +103,7 @@ impl Outcome {
 /// command, never ready), in Spanish, for exit status 2.
 pub fn run(config: &Config) -> Result<Outcome, String> {
     let deadline = Instant::now() + config.run_limit;
-    let wanted = |id: &str| config.only.is_empty() || config.only.iter().any(|o| o == id);
+    let wanted = |id: &str| config.wants(id);
     // The judge's own scratch folder: removed at the end, on Ctrl-C (the
     // judge's shutdown) and, after a SIGKILL, by the next judge.
     let scratch = Scratch(
@@ -352,7 +359,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
 /// machine-read reports (Gradescope, Classroom 50, JSON, JUnit), which
 /// must still say something to the student.
 pub fn unstarted(config: &Config, message: &str) -> Outcome {
-    let wanted = |id: &str| config.only.is_empty() || config.only.iter().any(|o| o == id);
+    let wanted = |id: &str| config.wants(id);
     Outcome {
         before: None,
         after: None,
@@ -361,11 +368,7 @@ pub fn unstarted(config: &Config, message: &str) -> Outcome {
             .filter(|spec| wanted(spec.id))
             .map(|spec| CheckResult {
                 spec: *spec,
-                verdict: observed(
-                    "el servicio arranca y responde 200 en GET /health",
-                    message,
-                    checks::hints::START,
-                ),
+                verdict: start_failed(message),
             })
             .collect(),
         timeline: Timeline::new(),
@@ -410,12 +413,7 @@ fn died(v: Verdict, services: &mut [&mut Service]) -> Verdict {
     loop {
         for service in services.iter_mut() {
             if let Some(status) = service.exited() {
-                return Verdict::Crashed {
-                    what: format!(
-                        "el servicio terminó ({status}) en medio de esta verificación.{}",
-                        service.tail_section()
-                    ),
-                };
+                return crashed(service, &status, "esta verificación");
             }
         }
         if Instant::now() >= until {
@@ -439,11 +437,27 @@ fn not_started(message: &str, deadline: Instant, limit: Duration) -> Verdict {
     if Instant::now() >= deadline {
         return run_limit(limit, "al arrancar el servicio");
     }
+    start_failed(message)
+}
+
+/// A start that failed for another reason than the run's end.
+fn start_failed(message: &str) -> Verdict {
     observed(
         "el servicio arranca y responde 200 en GET /health",
         message,
         checks::hints::START,
     )
+}
+
+/// The service's process ended (`status`) in the middle of `during`: a
+/// crash, with its last lines.
+fn crashed(service: &Service, status: &str, during: &str) -> Verdict {
+    Verdict::Crashed {
+        what: format!(
+            "el servicio terminó ({status}) en medio de {during}.{}",
+            service.tail_section()
+        ),
+    }
 }
 
 /// A request of the fleet that got no HTTP answer: the run's end, the
@@ -454,12 +468,7 @@ fn unanswered(message: &str, service: &mut Service, deadline: Instant, limit: Du
         return run_limit(limit, "en medio de la flota");
     }
     if let Some(status) = service.exited() {
-        return Verdict::Crashed {
-            what: format!(
-                "el servicio terminó ({status}) en medio de la flota: {message}.{}",
-                service.tail_section()
-            ),
-        };
+        return crashed(service, &status, &format!("la flota: {message}"));
     }
     observed(
         "una respuesta HTTP a cada intento de la flota",
