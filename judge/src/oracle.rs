@@ -4,9 +4,7 @@
 //! It never calls `solutions` (nor `exercises`): a student repository without
 //! `solutions/` is graded against exactly the same expectations.
 
-use std::collections::BTreeMap;
-
-use sim::{Fleet, LedgerEntry, Money, Order, OrderId, Percent, Reconciliation};
+use sim::{Fleet, LedgerEntry, Money, Order, Reconciliation};
 
 pub use crate::figures::WorldFigures;
 
@@ -78,28 +76,7 @@ pub fn expect(fleet: &Fleet) -> Expected {
 /// overcharge and undercharge are summed order by order, never netted; rows
 /// of orders not in `orders` are counted apart (and in `charged`).
 pub fn reconcile(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
-    let mut charged_to: BTreeMap<OrderId, (Money, u64)> = BTreeMap::new();
-    for row in ledger {
-        let entry = charged_to.entry(row.order_id).or_default();
-        entry.0 += row.amount;
-        entry.1 += 1;
-    }
-    let mut r = Reconciliation {
-        charged: ledger.iter().map(|row| row.amount).sum(),
-        charges: ledger.len() as u64,
-        ..Reconciliation::default()
-    };
-    for order in orders {
-        r.intended += order.amount;
-        let (charged, rows) = charged_to.remove(&order.id).unwrap_or_default();
-        r.orders_charged_twice_or_more += u64::from(rows >= 2);
-        r.orders_never_charged += u64::from(rows == 0);
-        r.overcharge += charged.saturating_excess(order.amount);
-        r.undercharge += order.amount.saturating_excess(charged);
-    }
-    r.unknown_order_rows = charged_to.values().map(|(_, rows)| rows).sum();
-    r.overcharge_pct = Percent::of(r.overcharge, r.intended);
-    r
+    protocol::lesson::reconcile(orders, ledger)
 }
 
 #[cfg(test)]

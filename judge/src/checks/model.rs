@@ -24,7 +24,7 @@
 //! | `key` | `IdempotencyKey(u64)`: any 64 bits | `0x9001_0000_0000_0000 \| (i+1)`, or `(i/4+1) << 32 \| 5` | each 32-bit half one of 0..=3, `u32::MAX` or any: all 64 bits, 0 and `u64::MAX`, pairs sharing the high half, the low half, or `hi ^ lo` | `as u32`, `>> 32`, a 32-bit fold, 0 as "empty" |
 //! | `order_id` | `OrderId(u64)`: any | 1..=3 (1..=40 long) | mostly 1..=3, else 0, `u64::MAX`, large | 0, `u64::MAX`, `as u32` |
 //! | `amount` | `Money` (`i64` cents); a charge is positive | $100..=$500 in hundreds | [`amount`]: $1..=$500, 1 cent, 1..=99,999 cents, 2^31 and 2^32 ± 1,000 cents, 2^53 ± 10 cents, up to 10^15 cents | whole dollars, `i32`/`u32`, `f64` |
-//! | history | any length | 1..=24 calls over 6 keys; 300..=1,500 over 400; one fixed 5,004 calls / 5,000 keys | same random lengths; one large history of 100,009 calls over 100,000 keys, in both modes (rows past `ch_9999` and 65,536; replays at 4,096 and 65,536): fixed in the public run, its keys, orders and amounts drawn from the first hidden variant's seed in a graded one ([`Family::large`]) | `u8`/`u16` counters (in either mode), caches of 4,096 or 65,536 keys, `ch_` mod 10,000 |
+//! | history | any length | 1..=24 calls over 6 keys; 300..=1,500 over 400; one fixed 5,004 calls / 5,000 keys | same random lengths; one large history of 1,048,586 calls over 2^20 + 1 keys, in both modes (rows past `ch_9999`, 65,536 and 2^20; replays at 4,096 and 65,536): fixed in the public run, its keys, orders and amounts drawn from the first hidden variant's seed in a graded one ([`Family::large`]) | `u8`/`u16` counters (in either mode), caches or stores bounded at 4,096, 65,536 or any power of two up to 2^20 keys, `ch_` mod 10,000 |
 //!
 //! **Exercise 2, `charge_order`** ([`client`]; run against lesson 2's
 //! idempotent server, with a real ledger, in the harness):
@@ -35,7 +35,7 @@
 //! | orders' amounts | positive `Money` cents | $1..=$500, whole dollars | [`amount`] | cents, 1 cent |
 //! | operations | any number | 1..=4 | 1..=6 | — |
 //! | network script | any `Delivery` sequence, then all delivered | 0..=110 lost first, then 0..=12 coin flips | per operation 0..=3 lost, or a run scaled to 0..=`max_attempts + 1` (it may exhaust the attempts and spill into the next operation), then one delivered | runs of ≥ 256 and of exactly `max_attempts` |
-//! | `max_attempts` | `u32`, at least 1 (`attempts` is "de 1 a `max_attempts`") | 1..=6, 1..=100 | 1..=6, 1..=100, 1..=10,000 (work stays bounded: the script is at most 6 × 10,002 entries, and the job's time limit follows `Job::work`); one large case of 65,537 with every response lost (65,537 to 69,632, drawn, with hidden variants) | `u8` and `u16` arithmetic, caps below the limit |
+//! | `max_attempts` | `u32`, at least 1 (`attempts` is "de 1 a `max_attempts`") | 1..=6, 1..=100 | 1..=6, 1..=100, 1..=10,000 (work stays bounded: the script is at most 6 × 10,002 entries, and the job's time limit follows `Job::work`); one large case of 2^20 + 1 with every response lost (2^20 + 1 to 2^20 + 4,097, drawn, with hidden variants) | `u8` and `u16` arithmetic, "safety caps" at any power of two up to 2^20 |
 //! | key source | `SeededKeys` of any `u64` seed | any seed | any seed | — |
 //! | `server` | any `Payments`; lesson 2's has a ledger | a recording server whose `ledger()` was always empty | lesson 2's idempotent server (ledger and store), every call recorded | a client that reads `ledger()` |
 //!

@@ -2,7 +2,7 @@
 //! unordered, repeated ids, identical operations, amounts from one cent to
 //! $10 trillion), loss scripts with long runs of lost responses that spill
 //! from one operation into the next, `max_attempts` from 1 to 10,000 (and
-//! one fixed case of 65,537, every response lost) and key seeds, through
+//! one fixed case of 2^20 + 1, every response lost) and key seeds, through
 //! lesson 2's idempotent server in the harness; every
 //! order's attempts, calls sent (key, order and amount), stop point and
 //! outcome compared with lesson 2's `client_charge` with one key per
@@ -21,9 +21,10 @@ use crate::checks::model::{Family, Outcome};
 /// `u8`, while a case stays a few tens of thousands of calls.
 pub const MAX_ATTEMPTS: u32 = 10_000;
 
-/// `max_attempts` of the public large case: past any `u16` (65,535), with
-/// every response lost (a hidden variant's draws it from here to 69,632).
-pub const LARGE_ATTEMPTS: u32 = 65_537;
+/// `max_attempts` of the public large case: 2^20 + 1, past any `u16` and
+/// any "safety cap" at a power of two up to 2^20, with every response lost
+/// (a hidden variant's draws it from here to 2^20 + 4,097).
+pub const LARGE_ATTEMPTS: u32 = (1 << 20) + 1;
 
 /// How many responses in a row the network loses before it delivers one.
 #[derive(Clone, Copy, Debug)]
@@ -233,11 +234,12 @@ impl Family for Client {
         Outcome::Disagrees { trace: lines, hint }
     }
 
-    /// One operation with `max_attempts` = 65,537 and every response
-    /// lost: 65,537 attempts, all with the operation's key, then
-    /// `attempts` 65,537 and `confirmed: None` (a `u16` count or cap stops
-    /// at 1 or 65,535). A seed other than the public one draws
-    /// `max_attempts` from 65,537 to 69,632, the amount and the key seed.
+    /// One operation with `max_attempts` = [`LARGE_ATTEMPTS`] and every
+    /// response lost: that many attempts, all with the operation's key,
+    /// then `attempts` = `max_attempts` and `confirmed: None` (a `u16`
+    /// count or cap, or a "safety cap" at a power of two up to 2^20, stops
+    /// short). A seed other than the public one draws `max_attempts` from
+    /// there to 4,096 more, the amount and the key seed.
     fn large(&self, seed: u64) -> Vec<Operations> {
         let (max_attempts, cents, key_seed) = if seed == crate::checks::model::PUBLIC_SEED {
             (LARGE_ATTEMPTS, 12_345, 65_537)
@@ -433,20 +435,20 @@ mod tests {
         assert_eq!(attempts.len(), 3, "{attempts:?}");
     }
 
-    /// The large case: 65,537 attempts, every response lost, one key.
+    /// The large case: 2^20 + 1 attempts, every response lost, one key.
     #[test]
-    fn the_large_case_exhausts_65537_attempts() {
+    fn the_large_case_exhausts_a_million_attempts() {
         let case = &Client.large(crate::checks::model::PUBLIC_SEED)[0];
-        assert_eq!(case.script().len(), 65_538);
+        assert_eq!(case.script().len(), 1_048_578);
         let runs = model(&case.fleet(), &case.orders());
         assert_eq!(runs.len(), 1);
-        assert_eq!(runs[0].outcome.attempts, 65_537);
+        assert_eq!(runs[0].outcome.attempts, 1_048_577);
         assert_eq!(runs[0].outcome.confirmed, None);
-        assert_eq!(runs[0].call_count(), 65_537);
+        assert_eq!(runs[0].call_count(), 1_048_577);
         assert_eq!(runs[0].keys_issued.len(), 1);
         assert_eq!(
             Client.describe(case),
-            "1 operación(es), 65,538 resultado(s) de red, max_attempts=65537"
+            "1 operación(es), 1,048,578 resultado(s) de red, max_attempts=1048577"
         );
     }
 
