@@ -11,7 +11,7 @@
 //!   inputs and is right only there: a server that forgets keys after
 //!   10,000 calls except in the public large history (its first key is in
 //!   the judge's source), a client that caps its attempts at 20,000 except
-//!   when `max_attempts` is the public large case's 65,537. Every random
+//!   when `max_attempts` is the public large case's 2^20 + 1. Every random
 //!   case and every scenario, hidden variants' included, is shorter, so the
 //!   large case is their only catcher: in a graded run (hidden variants)
 //!   it is drawn from the secret seed and catches them; the public run,
@@ -44,7 +44,7 @@ const PUBLIC_LARGE_FIRST_KEY: u64 = 0x9e37_79b9_0000_0001;
 
 /// `max_attempts` of the judge's public large case of exercise 2
 /// (`LARGE_ATTEMPTS`).
-const PUBLIC_LARGE_ATTEMPTS: u32 = 65_537;
+const PUBLIC_LARGE_ATTEMPTS: u32 = (1 << 20) + 1;
 
 /// Server: lesson 2's, for the first `N` calls of each server; after that
 /// it no longer looks keys up (a replay is charged again). With
@@ -178,10 +178,12 @@ fn a_server_right_for_its_first_24_calls_loses_every_longer_history() {
 
 /// Right for its first 3,000 calls: past every random history (1,500
 /// calls) and every fixture's world (2,640 attempts); only the large
-/// history of 100,009 calls reaches it, and catches it.
+/// history of 1,048,586 calls reaches it, and catches it. (Graded on
+/// exercise 1 alone: the other exercises' large cases take seconds, and
+/// the test above shows they lose nothing.)
 #[test]
 fn a_server_right_for_its_first_3000_calls_is_caught_by_the_large_history() {
-    let catalog = support::catalog();
+    let catalog = &support::large_catalog(&[Exercise::Cobro]);
     let graded = support::grade_in_process::<ServerRightFor3000>(catalog);
     let summary = loses_what_is_longer("ServerRightFor3000", &graded, catalog, 3_000);
     assert!(summary.contains("(un caso grande fijo,"), "{summary}");
@@ -228,7 +230,7 @@ fn a_server_that_recognises_the_public_large_history_loses_the_graded_one() {
     let summary =
         caught_by_the_hidden_large_case("ServerRecognisesLargeCase", &graded, Exercise::Cobro);
     assert!(
-        summary.starts_with("100,009 llamada(s) a charge, con idempotencia"),
+        summary.starts_with("1,048,586 llamada(s) a charge, con idempotencia"),
         "{summary}"
     );
     println!("ServerRecognisesLargeCase: {summary}");

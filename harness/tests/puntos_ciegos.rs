@@ -28,7 +28,7 @@
 //! shrunk trace.
 
 use crate::support;
-use crate::{client, kit};
+use crate::{client, kit, store_mistake};
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -331,6 +331,82 @@ fn signed_excess(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
     }
 }
 
+client! {
+    /// Client: a "safety cap" of 2^17 attempts (`max_attempts.min(131_072)`,
+    /// "nobody retries more than that"), past the old large case's 65,537.
+    fn safety_cap_131072(server, network, keys, order, max_attempts) {
+        retry_with_key(server, network, order, keys.new_key(), max_attempts.min(131_072))
+    }
+}
+
+/// Reconciliation: the charges counted from the charge ids ("the ledger's
+/// ids run `ch_0001…ch_N`": the last id's number minus the first's, plus
+/// one), wrong on a ledger that starts elsewhere or skips ids.
+fn charges_from_ids(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let r = reconcile(orders, ledger);
+    let charges = match (ledger.first(), ledger.last()) {
+        (Some(a), Some(b)) => b.charge_id.0.wrapping_sub(a.charge_id.0).wrapping_add(1),
+        _ => 0,
+    };
+    Reconciliation { charges, ..r }
+}
+
+/// Reconciliation: the rows of unknown orders counted by distinct keys
+/// ("one charge per key"), so a retried unknown charge counts once.
+fn unknown_rows_by_key(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let known: std::collections::HashSet<OrderId> = orders.iter().map(|o| o.id).collect();
+    let keys: std::collections::HashSet<IdempotencyKey> = ledger
+        .iter()
+        .filter(|r| !known.contains(&r.order_id))
+        .map(|r| r.key)
+        .collect();
+    Reconciliation {
+        unknown_order_rows: keys.len() as u64,
+        ..reconcile(orders, ledger)
+    }
+}
+
+/// Reconciliation: each order's rows counted in a `u16` ("no order is
+/// charged 65,536 times"), so an order with 65,537 rows counts as charged
+/// once.
+fn rows_per_order_in_u16(orders: &[Order], ledger: &[LedgerEntry]) -> Reconciliation {
+    let r = reconcile(orders, ledger);
+    let per = charged_per_order(ledger);
+    let twice = orders
+        .iter()
+        .filter(|o| per.get(&o.id).is_some_and(|&(_, n)| n as u16 >= 2))
+        .count() as u64;
+    Reconciliation {
+        orders_charged_twice_or_more: twice,
+        ..r
+    }
+}
+
+store_mistake!(StoreClearedAt131072, StoreClearedAt131072);
+store_mistake!(StoreChargeIdsU16, ChargeIdsU16);
+
+kit!(ServerForgetsPast131072 {
+    server: ForgetsAfter<131072>
+});
+kit!(ClientSafetyCap131072 {
+    client: safety_cap_131072
+});
+kit!(ReconcileChargesFromIds {
+    reconcile: charges_from_ids
+});
+kit!(ReconcileUnknownRowsByKey {
+    reconcile: unknown_rows_by_key
+});
+kit!(ReconcileRowsPerOrderInU16 {
+    reconcile: rows_per_order_in_u16
+});
+kit!(AtomicStoreClearedAt131072 {
+    atomic: support::Shared<StoreClearedAt131072>
+});
+kit!(AtomicChargeIdsU16 {
+    atomic: support::Shared<StoreChargeIdsU16>
+});
+
 kit!(ServerForgetsAfterFourKeys {
     server: ForgetsAfter<4>
 });
@@ -437,6 +513,23 @@ fn assert_large_case(name: &str, graded: Graded, exercise: Exercise, words: &[&s
     );
 }
 
+/// Like [`assert_large_case`], for exercise 4's long histories: only its
+/// model-based check fails (no explored or fixed one), on a long history
+/// told as a summary, with `words` in its summary, trace or hint.
+fn assert_long_history(name: &str, graded: Graded, words: &[&str]) {
+    let (scenarios, summary, trace, hint) = caught_by_model(name, &graded, Exercise::Store);
+    assert!(scenarios.is_empty(), "{name}: {scenarios:?}");
+    assert!(trace.len() < 10, "{name}: a long trace: {trace:#?}");
+    let text = format!("{summary}\n{}\n{hint}", trace.join("\n"));
+    for w in words {
+        assert!(text.contains(w), "{name}: lacks {w:?}:\n{text}");
+    }
+    println!(
+        "{name}: modelo, historia larga: {summary}\n  {}\n  pista: {hint}",
+        trace.join("\n  ")
+    );
+}
+
 /// Asserts that only `exercise`'s checks fail, none of them fixed, and that
 /// the model-based one gives a counterexample; the failing scenario checks
 /// and the counterexample's summary, trace and hint.
@@ -480,6 +573,12 @@ fn caught_by_model(
 
 fn graded<K: sim::Kit>() -> Graded {
     support::grade_in_process::<K>(support::catalog())
+}
+
+/// Graded on `exercise` alone, with its large cases (the mistakes only they
+/// reach).
+fn graded_large<K: sim::Kit>(exercise: Exercise) -> Graded {
+    support::grade_in_process::<K>(&support::large_catalog(&[exercise]))
 }
 
 #[test]
@@ -526,7 +625,7 @@ fn server_folded_key() {
 
 #[test]
 fn server_forgets_past_65536_keys() {
-    let g = graded::<ServerForgetsPast65536>();
+    let g = graded_large::<ServerForgetsPast65536>(Exercise::Cobro);
     assert_large_case(
         "ServerForgetsPast65536",
         g,
@@ -540,7 +639,7 @@ fn server_forgets_past_65536_keys() {
 
 #[test]
 fn server_charge_ids_u16() {
-    let g = graded::<ServerChargeIdsU16>();
+    let g = graded_large::<ServerChargeIdsU16>(Exercise::Cobro);
     assert_large_case(
         "ServerChargeIdsU16",
         g,
@@ -584,7 +683,7 @@ fn reconcile_unknown_from_smallest_id() {
 
 #[test]
 fn server_charge_ids_u16_without_idempotency() {
-    let g = graded::<ServerChargeIdsU16WithoutIdempotency>();
+    let g = graded_large::<ServerChargeIdsU16WithoutIdempotency>(Exercise::Cobro);
     assert_large_case(
         "ServerChargeIdsU16WithoutIdempotency",
         g,
@@ -598,12 +697,12 @@ fn server_charge_ids_u16_without_idempotency() {
 
 #[test]
 fn client_max_attempts_in_u16() {
-    let g = graded::<ClientMaxAttemptsInU16>();
+    let g = graded_large::<ClientMaxAttemptsInU16>(Exercise::Cliente);
     assert_large_case(
         "ClientMaxAttemptsInU16",
         g,
         Exercise::Cliente,
-        &["max_attempts=65537", "perdida ×65537"],
+        &["max_attempts=1048577", "perdida ×1048577"],
     );
 }
 
@@ -618,4 +717,83 @@ fn reconcile_joined_by_u32_id() {
         "{hint}"
     );
     assert_blind_spot("ReconcileJoinedByU32Id", g, Exercise::Reconciliacion, 2);
+}
+
+// Issue 27, round 2: one wrong solution per dimension the generators
+// gained (sizes past 2^20, charge ids that start anywhere and skip, keys
+// shared by retried rows), each written after reading the generators.
+
+#[test]
+fn server_forgets_past_131072_keys() {
+    let g = graded_large::<ServerForgetsPast131072>(Exercise::Cobro);
+    assert_large_case(
+        "ServerForgetsPast131072",
+        g,
+        Exercise::Cobro,
+        &["es un replay y debe devolver lo guardado"],
+    );
+}
+
+#[test]
+fn client_safety_cap_131072() {
+    let g = graded_large::<ClientSafetyCap131072>(Exercise::Cliente);
+    assert_large_case(
+        "ClientSafetyCap131072",
+        g,
+        Exercise::Cliente,
+        &["max_attempts=1048577"],
+    );
+}
+
+#[test]
+fn reconcile_charges_from_ids() {
+    let g = graded::<ReconcileChargesFromIds>();
+    assert_blind_spot("ReconcileChargesFromIds", g, Exercise::Reconciliacion, 3);
+}
+
+#[test]
+fn reconcile_unknown_rows_by_key() {
+    let g = graded::<ReconcileUnknownRowsByKey>();
+    assert_blind_spot("ReconcileUnknownRowsByKey", g, Exercise::Reconciliacion, 3);
+}
+
+#[test]
+fn reconcile_rows_per_order_in_u16() {
+    let g = graded_large::<ReconcileRowsPerOrderInU16>(Exercise::Reconciliacion);
+    assert_large_case(
+        "ReconcileRowsPerOrderInU16",
+        g,
+        Exercise::Reconciliacion,
+        &[
+            "órdenes: 1,048,577",
+            "con 65,537",
+            "orders_charged_twice_or_more",
+        ],
+    );
+}
+
+#[test]
+fn atomic_store_cleared_at_131072() {
+    let g = graded_large::<AtomicStoreClearedAt131072>(Exercise::Store);
+    assert_long_history(
+        "AtomicStoreClearedAt131072",
+        g,
+        &[
+            "historia larga de un hilo",
+            "es un replay de una key cobrada",
+        ],
+    );
+}
+
+#[test]
+fn atomic_charge_ids_u16() {
+    let g = graded_large::<AtomicChargeIdsU16>(Exercise::Store);
+    assert_long_history(
+        "AtomicChargeIdsU16",
+        g,
+        &[
+            "historia larga de un hilo",
+            "el cobro número 65,537 recibió ch_0001 en vez de ch_65537",
+        ],
+    );
 }

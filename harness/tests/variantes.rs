@@ -77,7 +77,16 @@ kit!(Memorized {
 
 /// Grades `Memorized` with the command line `args` (as the binary would
 /// build its catalog from them).
+///
+/// Without the large cases: the one the first variant's model check plays
+/// (2^20 orders) catches `Memorized` too, as
+/// [`the_large_case_catches_it_too`] shows; here the fleets are the point.
 fn grade(args: &[String]) -> (Plan, Sheet) {
+    grade_with(args, false)
+}
+
+/// [`grade`], with or without the large cases.
+fn grade_with(args: &[String], large: bool) -> (Plan, Sheet) {
     let cli =
         Cli::try_parse_from(std::iter::once("grader".to_string()).chain(args.iter().cloned()))
             .unwrap();
@@ -87,6 +96,7 @@ fn grade(args: &[String]) -> (Plan, Sheet) {
     let mut catalog =
         Catalog::new(scenarios, &grader::commands::grade::exercises(&cli)).without_explored();
     catalog.add_model_variants(&plan.variants);
+    catalog.large_cases = large;
     let graded = support::grade_in_process::<Memorized>(&catalog);
     let sheet = Sheet::new(&graded, &Rubric::kit().unwrap(), &plan, &[]);
     (plan, sheet)
@@ -154,4 +164,39 @@ fn passes_every_kit_fixture_and_fails_every_variant_reproducibly() {
         assert_eq!(same.verdict, row.verdict);
         assert!(!same.verdict.passed());
     }
+}
+
+/// The large case the first variant's model check plays (2^20 + 1 orders,
+/// drawn from its seed) is no kit fleet: `Memorized` guesses, and loses
+/// that check, told as a summary.
+#[test]
+fn the_large_case_catches_it_too() {
+    let args: Vec<String> = [
+        "--ejercicio",
+        "reconciliacion",
+        "--variantes",
+        "1",
+        "--semilla",
+        "77",
+    ]
+    .map(String::from)
+    .to_vec();
+    let (plan, sheet) = grade_with(&args, true);
+    let failing: Vec<_> = sheet
+        .of(Exercise::Reconciliacion)
+        .filter(|r| !r.verdict.passed())
+        .map(|r| r.check.id.clone())
+        .collect();
+    let carrier = format!("reconciliacion/{}-modelo", plan.variants[0].name());
+    assert!(failing.contains(&carrier), "{failing:?}");
+    let row = sheet
+        .of(Exercise::Reconciliacion)
+        .find(|r| r.check.id == carrier)
+        .unwrap();
+    let explanation = row.explanation();
+    assert!(
+        explanation.contains("1,048,577 orden(es)")
+            && explanation.contains("demasiadas para listarlas"),
+        "{explanation}"
+    );
 }

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use sim::Reconciliation;
 
 pub use atomico::schedules;
-pub use atomico::{Shared, SharedAnswered};
+pub use atomico::{Long, LongRun, Shared, SharedAnswered};
 pub use cliente::{Client, ClientRun, OrderRun, Sent, runs};
 pub use cobro::{Answered, Call, Charges, Played};
 pub use reconciliacion::{Reconcile, ReconcileFleet};
@@ -139,6 +139,9 @@ pub enum Job {
     Trace(Trace),
     /// Exercise 4 under the schedule explorer: [`schedules::Schedules`].
     Schedules(Schedules),
+    /// Exercise 4, a long history in one or several threads:
+    /// [`atomico::Long`].
+    Long(Long),
 }
 
 impl Job {
@@ -160,6 +163,7 @@ impl Job {
                 fleet.order_count() * u64::from(fleet.max_attempts.max(1))
             }
             Job::Reconcile(Reconcile { orders, ledger }) => (orders.len() + ledger.len()) as u64,
+            Job::Long(Long { threads }) => threads.iter().map(|t| t.len() as u64).sum(),
             // A schedule costs about what a few hundred plain calls do.
             Job::Schedules(Schedules {
                 history, explore, ..
@@ -187,6 +191,8 @@ pub enum Observation {
     Trace(WorldTrace),
     /// [`Job::Schedules`].
     Schedules(schedules::Explored),
+    /// [`Job::Long`].
+    Long(LongRun),
 }
 
 /// How the implementation's code ended a job without an observation.

@@ -163,6 +163,13 @@ impl Setup {
         })
     }
 
+    /// The same setup without the large cases (`vigilar`'s loop:
+    /// [`Catalog::large_cases`]).
+    pub fn without_large_cases(mut self) -> Setup {
+        self.catalog.large_cases = false;
+        self
+    }
+
     /// The checks this setup grades, in report order.
     pub fn catalog(&self) -> &Catalog {
         &self.catalog

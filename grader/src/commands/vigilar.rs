@@ -78,8 +78,9 @@ struct State {
 /// takes over), `exercises/src` cannot be watched or there is no terminal.
 pub fn run(cli: Cli) -> ExitCode {
     // Bad fixtures or flags end the command before the screen takes over.
+    // The large cases run in the full report, not after every save.
     let setup = match Setup::load(&cli) {
-        Ok(s) => Arc::new(s),
+        Ok(s) => Arc::new(s.without_large_cases()),
         Err(refusal) => return refusal.exit(),
     };
     let dir = paths::repo_root().join("exercises").join("src");

@@ -6,7 +6,7 @@
 #[cfg(feature = "explorar")]
 pub mod explore;
 
-use protocol::{Call, SharedAnswered};
+use protocol::{Call, Long, LongRun, SharedAnswered};
 use sim::{Kit, SharedPayments};
 
 /// A new shared server, every call in order, each answer with the ledger
@@ -20,4 +20,34 @@ pub fn shared<K: Kit>(calls: &[Call]) -> Vec<SharedAnswered> {
             ledger: server.ledger(),
         })
         .collect()
+}
+
+/// A new shared server, each thread of `job` calling it side by side (real
+/// threads, std's locks: not under the explorer), every result kept, then
+/// the ledger once.
+pub fn long<K: Kit>(job: &Long) -> LongRun {
+    let server = K::new_atomic_server();
+    let results = std::thread::scope(|scope| {
+        let running: Vec<_> = job
+            .threads
+            .iter()
+            .map(|calls| {
+                let server = &server;
+                scope.spawn(move || {
+                    calls
+                        .iter()
+                        .map(|c| server.charge(c.key, c.order_id, c.amount))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    LongRun {
+        results,
+        ledger: server.ledger(),
+    }
 }

@@ -143,6 +143,12 @@ pub enum StoreMistake {
     ReuseAnsweredInFlight,
     /// Never stores the result: the key stays `InFlight` for ever.
     InFlightNeverCleared,
+    /// A store "bounded" at 2^17 keys: full, it is emptied (a replay of a
+    /// key charged before that is charged again).
+    StoreClearedAt131072,
+    /// Charge ids from the ledger's length cut to `u16`: row 65,537 is
+    /// `ch_0001` again.
+    ChargeIdsU16,
 }
 
 /// Lesson 4's claim-charge-store (as the reference does it) with mistake `m`.
@@ -193,11 +199,28 @@ pub fn lesson4<C: StoreChange>(
                 KeyState::InFlight(_) => Err(ChargeError::InFlight),
             };
         }
+        if m == StoreMistake::StoreClearedAt131072 && store.len() >= 131_072 {
+            store.clear();
+        }
         store.insert(key, KeyState::InFlight(request));
     }
     let result = if m == StoreMistake::ChargeIdsByCalls {
         let calls = *s.calls.lock();
         s.write(key, order_id, amount, ChargeId(calls))
+    } else if m == StoreMistake::ChargeIdsU16 {
+        let mut ledger = s.ledger.lock();
+        let charge_id = ChargeId::next_after(usize::from(ledger.len() as u16));
+        ledger.push(LedgerEntry {
+            key,
+            order_id,
+            amount,
+            charge_id,
+        });
+        ChargeResult {
+            charge_id,
+            amount,
+            status: sim::ChargeStatus::Captured,
+        }
     } else {
         s.charge_new(key, order_id, amount)
     };

@@ -271,15 +271,27 @@ impl<C: StoreChange> Shared<C> {
         }
     }
 
-    /// Charges once with the next row's id ([`Shared::write`]).
+    /// Charges once with the next row's id, taken and written under one
+    /// lock (threads charging at once get distinct ids in ledger order).
     pub fn charge_new(
         &self,
         key: IdempotencyKey,
         order_id: OrderId,
         amount: Money,
     ) -> ChargeResult {
-        let id = ChargeId::next_after(self.ledger.lock().len());
-        self.write(key, order_id, amount, id)
+        let mut ledger = self.ledger.lock();
+        let charge_id = ChargeId::next_after(ledger.len());
+        ledger.push(LedgerEntry {
+            key,
+            order_id,
+            amount,
+            charge_id,
+        });
+        ChargeResult {
+            charge_id,
+            amount,
+            status: ChargeStatus::Captured,
+        }
     }
 }
 
@@ -354,10 +366,24 @@ impl<K: sim::Kit> Execute for InProcess<K> {
 }
 
 /// The catalog of every fixture and every exercise, loaded once per test
-/// binary.
+/// binary, without the large cases ([`Catalog::large_cases`]): a test
+/// grades four exercises, three of them the reference, and the large cases
+/// take seconds each; the tests of a mistake only they reach use
+/// [`large_catalog`] (and CI's `grader --solutions` plays them all on the
+/// reference).
 pub fn catalog() -> &'static Catalog {
     static CATALOG: OnceLock<Catalog> = OnceLock::new();
-    CATALOG.get_or_init(|| Catalog::new(fixtures(), &[]).without_explored())
+    CATALOG.get_or_init(|| {
+        let mut catalog = Catalog::new(fixtures(), &[]).without_explored();
+        catalog.large_cases = false;
+        catalog
+    })
+}
+
+/// The catalog of every fixture and of `exercises` (all four when empty),
+/// with the large cases.
+pub fn large_catalog(exercises: &[judge::verdict::Exercise]) -> Catalog {
+    Catalog::new(fixtures(), exercises).without_explored()
 }
 
 /// Grades kit `K` on `catalog` in this process.

@@ -79,6 +79,12 @@ pub struct Catalog {
     /// concurrent histories ([`store_schedules::run_in`]). `None`: the
     /// public ones.
     pub hidden_seed: Option<u64>,
+    /// Whether the model-based check of the run's seed plays its family's
+    /// large cases ([`model::Family::large`], [`model::Family::long`]):
+    /// every report does; `vigilar`'s loop does not (its report after a
+    /// save must stay within a second or two, and the large cases take
+    /// seconds: `docs/src/diseño/tamaños.md`).
+    pub large_cases: bool,
 }
 
 /// The name of a variant's model-based checks, `variante-SEMILLA-modelo`.
@@ -159,6 +165,7 @@ impl Catalog {
             scenarios,
             checks,
             hidden_seed: None,
+            large_cases: true,
         }
     }
 
@@ -218,7 +225,8 @@ impl Catalog {
                 .scenario
                 .map_or(Ok(()), |run| run(h, &self.scenarios[i])),
             CheckTarget::Model(seed) => {
-                let large = seed == self.hidden_seed.unwrap_or(model::PUBLIC_SEED);
+                let large =
+                    self.large_cases && seed == self.hidden_seed.unwrap_or(model::PUBLIC_SEED);
                 module.model.map_or(Ok(()), |run| run(h, seed, large))
             }
         };

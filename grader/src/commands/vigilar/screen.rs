@@ -158,7 +158,7 @@ fn body(out: &mut String, g: &Graded, view: View, hint: bool) {
             None => {
                 let _ = writeln!(
                     out,
-                    "\n{GREEN}¡Todo pasa!{RESET} Siguiente: `cargo run -p grader` para el informe completo."
+                    "\n{GREEN}¡Todo pasa!{RESET} Siguiente: `cargo run -p grader` para el informe completo, con los casos grandes (más de un millón de keys, intentos y órdenes), que `vigilar` no corre."
                 );
             }
         },

@@ -3,6 +3,7 @@
 
 pub mod checks;
 pub mod fixed;
+pub mod long;
 pub mod model;
 pub mod rules;
 pub mod schedules;

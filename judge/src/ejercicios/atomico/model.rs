@@ -139,14 +139,22 @@ impl Family for Store {
         let Some(i) = rules::parting(&got, &want) else {
             return Outcome::Agrees;
         };
-        let names = crate::ejercicios::cobro::model::labels(&calls);
-        let name = |k: IdempotencyKey| names.get(&k).cloned().unwrap_or_else(|| k.to_string());
+        let names = crate::ejercicios::cobro::model::Labels::of(&calls);
+        let name = |k: IdempotencyKey| names.name(k);
         let mut trace = steps::table(&calls, &got, &want, &name);
         trace.push(fixed::describe_got(&calls, &got, &want, i, &name));
         Outcome::Disagrees {
             trace,
             hint: fixed::diagnose(&calls, &got, &want, i).0,
         }
+    }
+
+    fn long(
+        &self,
+        h: &dyn crate::runner::Execute,
+        seed: u64,
+    ) -> Result<(), crate::verdict::Verdict> {
+        super::long::run(h, seed)
     }
 
     fn describe(&self, case: &History) -> String {

@@ -7,8 +7,6 @@
 //! amounts span their types; one fixed history passes 65,536 rows and
 //! 2^20 + 1 keys, in both modes. The domain table is in [`super`].
 
-use std::collections::BTreeMap;
-
 use proptest::prelude::*;
 use protocol::{Call, Charges, Played};
 use sim::{IdempotencyKey, Money, OrderId};
@@ -106,6 +104,16 @@ impl Drawn {
     }
 }
 
+/// The first `n` keys of the large history of `seed` (the public one's,
+/// or [`Drawn`]'s): distinct, and no two share a half. Exercise 4's long
+/// histories use them too.
+pub fn large_keys(seed: u64, n: usize) -> Vec<IdempotencyKey> {
+    let drawn = (seed != crate::checks::model::PUBLIC_SEED).then(|| Drawn::of(seed));
+    (0..n)
+        .map(|i| drawn.map_or_else(|| large_key(i), |d| d.key(i)))
+        .collect()
+}
+
 /// A bijection of `u32` chosen by `salt` (a xor, then a multiply and
 /// xorshift mixer): distinct inputs stay distinct, consecutive ones look
 /// unrelated.
@@ -186,9 +194,7 @@ impl Family for Server {
     /// draws the keys, orders and amounts ([`Drawn`]).
     fn large(&self, seed: u64) -> Vec<History> {
         let drawn = (seed != crate::checks::model::PUBLIC_SEED).then(|| Drawn::of(seed));
-        let keys: Vec<IdempotencyKey> = (0..LARGE_KEYS)
-            .map(|i| drawn.map_or_else(|| large_key(i), |d| d.key(i)))
-            .collect();
+        let keys = large_keys(seed, LARGE_KEYS);
         let amount = |k: usize| {
             Money::from_cents(
                 1 + drawn.map_or((k as i64 * 7_919) % 50_000, |d| {
@@ -297,13 +303,27 @@ fn late_replay(idempotent: bool, calls: &[Call], got: &Played, want: &Played) ->
 }
 
 /// Short names for the keys of a trace, in order of first use: `K1`, `K2`…
-pub(crate) fn labels(calls: &[Call]) -> BTreeMap<IdempotencyKey, String> {
-    let mut names = BTreeMap::new();
-    for c in calls {
-        let n = names.len() + 1;
-        names.entry(c.key).or_insert_with(|| format!("K{n}"));
+/// (numbered here, spelled only for the keys a trace shows: a large
+/// history has a million).
+pub(crate) struct Labels(std::collections::HashMap<IdempotencyKey, usize>);
+
+impl Labels {
+    /// The labels of `calls`' keys.
+    pub(crate) fn of(calls: &[Call]) -> Labels {
+        let mut numbers = std::collections::HashMap::with_capacity(calls.len());
+        for c in calls {
+            let n = numbers.len() + 1;
+            numbers.entry(c.key).or_insert(n);
+        }
+        Labels(numbers)
     }
-    names
+
+    /// `K7` for the seventh key used, the key itself for one never used.
+    pub(crate) fn name(&self, key: IdempotencyKey) -> String {
+        self.0
+            .get(&key)
+            .map_or_else(|| key.to_string(), |n| format!("K{n}"))
+    }
 }
 
 /// The step table: each call, what the model and the implementation
@@ -311,9 +331,8 @@ pub(crate) fn labels(calls: &[Call]) -> BTreeMap<IdempotencyKey, String> {
 /// (or the first ledger row that differs when only the ledgers do), then
 /// the model's store.
 fn trace(idempotent: bool, calls: &[Call], got: &Played, want: &Played) -> Vec<String> {
-    let names = labels(calls);
-    let name = |k: IdempotencyKey| names.get(&k).cloned().unwrap_or_else(|| k.to_string());
-    steps::table(idempotent, calls, got, want, &name)
+    let names = Labels::of(calls);
+    steps::table(idempotent, calls, got, want, &|k| names.name(k))
 }
 
 #[cfg(test)]

@@ -173,19 +173,20 @@ fn header(idempotent: bool, calls: &[Call], name: &dyn Fn(IdempotencyKey) -> Str
             keys.push(c.key);
         }
     }
-    let legend: Vec<String> = keys
-        .iter()
-        .filter(|k| name(**k) != k.to_string())
-        .map(|k| format!("{}={k}", name(*k)))
-        .collect();
-    if legend.is_empty() {
-        return mode.to_string();
-    }
+    // Entries spelled only while there is room (a large history has a
+    // million keys); a key whose name is itself has none.
     let mut text = format!("{mode} · keys: ");
-    for (n, entry) in legend.iter().enumerate() {
-        let rest = legend.len() - n;
+    let mut shown = 0;
+    for (n, k) in keys.iter().enumerate() {
+        let label = name(*k);
+        let spelled = k.to_string();
+        if label == spelled {
+            continue;
+        }
+        let entry = format!("{label}={spelled}");
+        let rest = keys.len() - n;
         let more = format!("… (y {rest} más)");
-        let sep = if n == 0 { "" } else { ", " };
+        let sep = if shown == 0 { "" } else { ", " };
         // Room for this entry, and for the "… (y N más)" of the next ones.
         let reserve = if rest > 1 {
             more.chars().count() + 2
@@ -198,7 +199,11 @@ fn header(idempotent: bool, calls: &[Call], name: &dyn Fn(IdempotencyKey) -> Str
             return text;
         }
         text.push_str(sep);
-        text.push_str(entry);
+        text.push_str(&entry);
+        shown += 1;
+    }
+    if shown == 0 {
+        return mode.to_string();
     }
     text
 }
