@@ -144,6 +144,14 @@ pub(crate) fn explain_case(
     join_hints(all, default)
 }
 
+/// The hint of a large case (a million rows): only what the figures show,
+/// the meaning of the one field that differs (or `default`); the other
+/// hints recompute the books several ways, which takes the unoptimised
+/// judge seconds per way.
+pub(crate) fn explain_large(want: &Reconciliation, got: &Reconciliation, default: &str) -> String {
+    field_hint(want, got).unwrap_or(default).to_string()
+}
+
 /// When exactly one field is wrong (the percentage aside when the
 /// overcharge is wrong too), what that field means: a check's own hint
 /// would point at another rule.

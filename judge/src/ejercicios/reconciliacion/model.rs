@@ -11,7 +11,7 @@ use sim::Reconciliation;
 use sim::{ChargeId, IdempotencyKey, LedgerEntry, Money, Order, OrderId};
 
 use crate::checks::model::{Family, Outcome};
-use crate::ejercicios::reconciliacion::fixed::{differences, explain_case};
+use crate::ejercicios::reconciliacion::fixed::{differences, explain_case, explain_large};
 use crate::oracle;
 
 /// An amount: any of the model's ([`crate::checks::model::amount`]), or near the limits
@@ -549,17 +549,13 @@ impl Family for Reconcile {
         let (w, g) = differences(&want, &got);
         lines.push(format!("modelo:    {w}"));
         lines.push(format!("tu código: {g}   ← aquí se separan"));
-        Outcome::Disagrees {
-            trace: lines,
-            hint: explain_case(
-                orders,
-                ledger,
-                &want,
-                &got,
-                "une el ledger con las órdenes por order id y suma orden por orden: lo cobrado de más a cada una (overcharge) y lo que le faltó (undercharge) por separado; las filas de órdenes desconocidas se cuentan aparte.",
-            )
-            .0,
-        }
+        let default = "une el ledger con las órdenes por order id y suma orden por orden: lo cobrado de más a cada una (overcharge) y lo que le faltó (undercharge) por separado; las filas de órdenes desconocidas se cuentan aparte.";
+        let hint = if orders.len() + ledger.len() > LISTED {
+            explain_large(&want, &got, default)
+        } else {
+            explain_case(orders, ledger, &want, &got, default).0
+        };
+        Outcome::Disagrees { trace: lines, hint }
     }
 
     fn describe(&self, case: &Books) -> String {
