@@ -897,7 +897,8 @@ fn counterexample(history: &History, plan: &[Exploration], explored: &[Explored]
 /// `count` histories of concurrent retries drawn with `seed`: 2 or 3
 /// threads of 1–2 calls over two keys ([`Pick`]: K1–K2 one time in three,
 /// otherwise keys, orders and amounts over the contract's whole domain),
-/// each key with its request and now and then another amount (a reuse),
+/// each key with its request and now and then another amount, another
+/// order or both (a reuse, issue 27: racing the first in flight too),
 /// and sometimes a call that completes before the threads start (replays
 /// after completion).
 pub fn generated(seed: u64, count: usize) -> Vec<History> {
@@ -909,7 +910,7 @@ pub fn generated(seed: u64, count: usize) -> Vec<History> {
     for _ in 0..count {
         let pick = Pick::drawn(&mut rng);
         let before = if below(&mut rng, 3) == 0 {
-            vec![pick.call(0, false)]
+            vec![pick.call(0, Reuse::No)]
         } else {
             Vec::new()
         };
@@ -979,30 +980,58 @@ impl Pick {
         }
     }
 
-    /// Key `i` with its request, or with another amount (a reuse).
-    fn call(&self, i: usize, reuse: bool) -> Call {
+    /// Key `i` with its request, or with another amount, another order or
+    /// both (a reuse).
+    fn call(&self, i: usize, reuse: Reuse) -> Call {
         let cents = self.cents[i];
-        let cents = if !reuse {
+        let cents = if !matches!(reuse, Reuse::Amount | Reuse::Both) {
             cents
         } else if cents > 1 {
             cents - 1
         } else {
             2
         };
+        let order = self.orders[i];
+        let order = if matches!(reuse, Reuse::Order | Reuse::Both) {
+            order ^ 1
+        } else {
+            order
+        };
         Call {
             key: IdempotencyKey(self.keys[i]),
-            order_id: OrderId(self.orders[i]),
+            order_id: OrderId(order),
             amount: Money::from_cents(cents),
         }
     }
 
-    /// One of the two keys, with its request or, one time in five, another
-    /// amount (a reuse).
+    /// One of the two keys, with its request or, one time in five, a reuse
+    /// (another amount, another order or both, equally often).
     fn drawn_call(&self, rng: &mut TestRng) -> Call {
         let i = below(rng, 2) as usize;
-        let reuse = below(rng, 5) == 0;
+        let reuse = if below(rng, 5) == 0 {
+            match below(rng, 3) {
+                0 => Reuse::Amount,
+                1 => Reuse::Order,
+                _ => Reuse::Both,
+            }
+        } else {
+            Reuse::No
+        };
         self.call(i, reuse)
     }
+}
+
+/// What a generated call changes of its key's request.
+#[derive(Clone, Copy)]
+enum Reuse {
+    /// Nothing: the request itself (a retry).
+    No,
+    /// The amount.
+    Amount,
+    /// The order.
+    Order,
+    /// Both.
+    Both,
 }
 
 // ----------------------------------------------------------------- replay
