@@ -10,7 +10,7 @@
 //! in `judge/src/checks/model.rs`), each written against the old
 //! generators' limits: a store keyed by the key folded to 32 bits, a store
 //! that forgets past 65,536 keys and charge ids counted in a `u16` (only the
-//! fixed history of 100,000 keys reaches them: a large case, reported
+//! fixed large history reaches them, then of 100,000 keys: a large case, reported
 //! unshrunk), a client that sends whole dollars, a client whose attempt
 //! arithmetic is `u8`, a reconciliation that joins a row to
 //! `orders[id - 1]`, and one that misses unknown ids below the smallest
@@ -26,6 +26,15 @@
 //! `cargo test -p harness --test suite puntos_ciegos:: -- --nocapture` prints, per
 //! mutant, the checks that catch it (fixed, scenario, model-based) and the
 //! shrunk trace.
+//!
+//! Issue 27, round 2, adds one per dimension the generators gained then
+//! (written after reading them), each caught by the case named: a store
+//! and a client cap "bounded" at 2^17 (the large cases of 2^20 + 1 keys and
+//! attempts), a reconciliation that counts charges from the charge ids
+//! (ledgers that start anywhere and skip ids), one that counts unknown rows
+//! by key (retried rows), one whose rows per order are a `u16` (the large
+//! books' order of 65,537 rows), and exercise 4's store emptied at 2^17
+//! keys and charge ids in a `u16` (its long histories).
 
 use crate::support;
 use crate::{client, kit, store_mistake};
