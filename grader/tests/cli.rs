@@ -3,7 +3,8 @@
 use crate::informes;
 
 use informes::{
-    grader, grader_with_env, has_solutions, score_line, stderr, stdout, stubs_untouched,
+    grader, grader_with_env, grader_with_env_without, has_solutions, score_line, stderr, stdout,
+    stubs_untouched,
 };
 
 #[test]
@@ -32,7 +33,9 @@ fn the_solutions_pass_every_check() {
     if !has_solutions() {
         return; // The student template has no reference to grade.
     }
-    let o = grader(&["--solutions"]);
+    // With the large cases: the one test of the binary that plays them all
+    // (the in-process suites and CI's `grader --solutions` play them too).
+    let o = grader_with_env_without(&["--solutions"], &[], &["KIT_SIN_CASOS_GRANDES"]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(!out.contains('✗'), "{out}");

@@ -130,6 +130,14 @@ pub struct Setup {
     which: Implementation,
 }
 
+/// With this variable set (to anything), a report leaves out the model
+/// checks' large cases ([`Catalog::large_cases`]): the kit's own tests that
+/// grade the reference only for its formats, flags or determinism set it
+/// (each report would take 11 s instead of 1); nothing the kit gives a
+/// student or a platform sets it, and the tests about the large cases and
+/// CI's `grader --solutions` run them.
+pub const NO_LARGE_CASES_ENV: &str = "KIT_SIN_CASOS_GRANDES";
+
 impl Setup {
     /// Loads the fixtures (and `--fixtures`), the variant plan and the
     /// rubric, and checks the implementation `cli` chooses.
@@ -145,6 +153,7 @@ impl Setup {
         scenarios.extend(plan.scenarios());
         let mut catalog = Catalog::new(scenarios, &exercises(cli));
         catalog.add_model_variants(&plan.variants);
+        catalog.large_cases = std::env::var_os(NO_LARGE_CASES_ENV).is_none();
         let which = chosen(cli).map_err(Refusal)?;
         submission::refuse_manifest_of(&paths::repo_root().join("exercises"), "exercises")
             .map_err(Refusal)?;

@@ -94,6 +94,9 @@ pub fn judge_with_env_without(
     cmd.args(args)
         .env("NO_COLOR", "1")
         .env("KIT_TIEMPO_EJECUCION", "0")
+        // The large cases take seconds per report: left out unless a test
+        // removes this (`grader::commands::grade::NO_LARGE_CASES_ENV`).
+        .env("KIT_SIN_CASOS_GRANDES", "1")
         .env_remove("KIT_GRADER_CHECK")
         .env_remove("KIT_SEMILLA_SECRETA")
         .env_remove("CLICOLOR_FORCE");
