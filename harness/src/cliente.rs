@@ -23,7 +23,8 @@ impl<K: KeySource> KeySource for RecordingKeys<K> {
 }
 
 /// Exercise 2: `K`'s client charges each order of `fleet` (or `orders`,
-/// when given) against lesson 2's idempotent server ([`Server`]); per order,
+/// when given) against lesson 2's server ([`Server`]), with or without
+/// idempotency as the job says; per order,
 /// what it reported, sent and took.
 ///
 /// Memory stays bounded by what a correct client leaves: the ledger holds
@@ -32,7 +33,7 @@ impl<K: KeySource> KeySource for RecordingKeys<K> {
 /// ([`protocol::runs`]) as soon as the order is done.
 pub fn client<K: Kit>(job: &Client) -> ClientRun {
     let (fleet, orders) = (&job.fleet, job.orders.as_deref());
-    let mut server = Server::new(true);
+    let mut server = Server::new(job.idempotent);
     let mut network = fleet.network();
     let mut keys = RecordingKeys {
         inner: fleet.keys(),

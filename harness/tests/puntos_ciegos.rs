@@ -348,6 +348,28 @@ client! {
     }
 }
 
+client! {
+    /// Client: confirms with its key's first row in `server.ledger()` ("the
+    /// ledger is the truth") instead of the answer that arrived: the same
+    /// with idempotency, where every retry replays the first row; without
+    /// it, the first row is not the delivered retry's charge.
+    fn confirms_from_the_ledger(server, network, keys, order, max_attempts) {
+        let key = keys.new_key();
+        let outcome = retry_with_key(server, network, order, key, max_attempts);
+        let confirmed = outcome.confirmed.map(|delivered| {
+            server
+                .ledger()
+                .iter()
+                .find(|r| r.key == key)
+                .map_or(delivered, |r| ChargeResult {
+                    charge_id: r.charge_id,
+                    ..delivered
+                })
+        });
+        ChargeOutcome { confirmed, ..outcome }
+    }
+}
+
 /// Reconciliation: the charges counted from the charge ids ("the ledger's
 /// ids run `ch_0001…ch_N`": the last id's number minus the first's, plus
 /// one), wrong on a ledger that starts elsewhere or skips ids.
@@ -396,6 +418,9 @@ store_mistake!(StoreChargeIdsU16, ChargeIdsU16);
 
 kit!(ServerForgetsPast131072 {
     server: ForgetsAfter<131072>
+});
+kit!(ClientConfirmsFromTheLedger {
+    client: confirms_from_the_ledger
 });
 kit!(ClientSafetyCap131072 {
     client: safety_cap_131072
@@ -805,4 +830,17 @@ fn atomic_charge_ids_u16() {
             "el cobro número 65,537 recibió ch_0001 en vez de ch_65537",
         ],
     );
+}
+
+#[test]
+fn client_confirms_from_the_ledger() {
+    let g = graded::<ClientConfirmsFromTheLedger>();
+    let (_, summary, trace, _) =
+        caught_by_model("ClientConfirmsFromTheLedger", &g, Exercise::Cliente);
+    assert!(summary.contains("servidor SIN idempotencia"), "{summary}");
+    assert!(
+        trace[0].contains("servidor SIN idempotencia (cada intento es una fila)"),
+        "{trace:#?}"
+    );
+    assert_blind_spot("ClientConfirmsFromTheLedger", g, Exercise::Cliente, 1);
 }

@@ -18,6 +18,10 @@ pub struct Client {
     /// Orders to charge instead of the fleet's own (e.g. two operations
     /// with the same order id and amount); `None` for the fleet's.
     pub orders: Option<Vec<Order>>,
+    /// The server behind the client: lesson 2's with idempotency (`true`,
+    /// the CON world) or without it, where every attempt is a row and a
+    /// retry's answer is its own charge.
+    pub idempotent: bool,
 }
 
 /// What the implementation's client did over [`Client`]'s orders.

@@ -155,6 +155,7 @@ impl Job {
             Job::Client(Client {
                 orders: Some(orders),
                 fleet,
+                ..
             }) => orders.len() as u64 * u64::from(fleet.max_attempts.max(1)),
             Job::Client(Client { fleet, .. })
             | Job::ReconcileFleet(ReconcileFleet { fleet, .. })
@@ -334,7 +335,8 @@ mod tests {
         assert_eq!(
             Job::Client(Client {
                 fleet,
-                orders: None
+                orders: None,
+                idempotent: true
             })
             .work(),
             4000

@@ -110,6 +110,7 @@ pub fn client(
         Client {
             fleet: fleet.clone(),
             orders,
+            idempotent: true,
         },
     )
 }

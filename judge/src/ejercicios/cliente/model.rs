@@ -53,7 +53,7 @@ pub struct Operation {
     pub losses: Losses,
 }
 
-/// A case: the operations, `max_attempts` and the key seed.
+/// A case: the operations, `max_attempts`, the key seed and the server.
 #[derive(Clone, Debug)]
 pub struct Operations {
     /// In order.
@@ -62,6 +62,10 @@ pub struct Operations {
     pub max_attempts: u32,
     /// Seed of the key source.
     pub key_seed: u64,
+    /// The server behind the client: lesson 2's with idempotency or
+    /// without it (issue 27: a client that reads the answer from the
+    /// ledger, not from the response, is right only with it).
+    pub idempotent: bool,
 }
 
 impl Operations {
@@ -111,16 +115,21 @@ impl Operations {
 pub struct Client;
 
 /// What lesson 2's client with one key per operation does with `orders`
-/// on `fleet`'s network and keys, against lesson 2's idempotent server:
-/// the `n`-th operation's key is the `n`-th distinct key, so its first
-/// attempt writes row `n` (`ch_n`) and every retry replays it.
-pub fn model(fleet: &Fleet, orders: &[Order]) -> Vec<OrderRun> {
+/// on `fleet`'s network and keys, against lesson 2's server: with
+/// idempotency the `n`-th operation's key is the `n`-th distinct key, so
+/// its first attempt writes row `n` (`ch_n`) and every retry replays it;
+/// without it every attempt writes a row, and the answer that arrives is
+/// the last attempt's own row.
+pub fn model(fleet: &Fleet, orders: &[Order], idempotent: bool) -> Vec<OrderRun> {
     let mut keys = fleet.keys();
+    let mut rows = 0usize;
     orders
         .iter()
         .zip(protocol::lesson::attempts(fleet))
         .enumerate()
         .map(|(i, (order, a))| {
+            rows += a.attempts as usize;
+            let row = if idempotent { i } else { rows - 1 };
             let key = keys.new_key();
             let call = Call {
                 key,
@@ -131,7 +140,7 @@ pub fn model(fleet: &Fleet, orders: &[Order]) -> Vec<OrderRun> {
                 outcome: ChargeOutcome {
                     attempts: a.attempts,
                     confirmed: a.delivered.then_some(ChargeResult {
-                        charge_id: ChargeId::next_after(i),
+                        charge_id: ChargeId::next_after(row),
                         amount: order.amount,
                         status: ChargeStatus::Captured,
                     }),
@@ -173,18 +182,24 @@ impl Family for Client {
             prop::collection::vec(operation, 1..=6),
             prop_oneof![3 => 1u32..=6, 1 => 1u32..=100, 1 => 1u32..=MAX_ATTEMPTS],
             any::<u64>(),
+            // Mostly the CON world (what shrinking goes back to).
+            prop::bool::weighted(0.75),
         )
-            .prop_map(|(operations, max_attempts, key_seed)| Operations {
-                operations,
-                max_attempts,
-                key_seed,
-            })
+            .prop_map(
+                |(operations, max_attempts, key_seed, idempotent)| Operations {
+                    operations,
+                    max_attempts,
+                    key_seed,
+                    idempotent,
+                },
+            )
     }
 
     fn job(&self, case: &Operations) -> protocol::Client {
         protocol::Client {
             fleet: case.fleet(),
             orders: Some(case.orders()),
+            idempotent: case.idempotent,
         }
     }
 
@@ -192,13 +207,18 @@ impl Family for Client {
         let got = got.orders;
         let fleet = case.fleet();
         let orders = case.orders();
-        let want = model(&fleet, &orders);
+        let want = model(&fleet, &orders, case.idempotent);
         if got == want {
             return Outcome::Agrees;
         }
         let mut lines = vec![format!(
-            "max_attempts={} · red (un resultado por intento, en orden): {}",
+            "max_attempts={}{} · red (un resultado por intento, en orden): {}",
             case.max_attempts,
+            if case.idempotent {
+                ""
+            } else {
+                " · servidor SIN idempotencia (cada intento es una fila)"
+            },
             network(case)
         )];
         let parts = (0..want.len().max(got.len())).find(|&i| got.get(i) != want.get(i));
@@ -262,15 +282,21 @@ impl Family for Client {
             }],
             max_attempts,
             key_seed,
+            idempotent: true,
         }]
     }
 
     fn describe(&self, case: &Operations) -> String {
         format!(
-            "{} operación(es), {} resultado(s) de red, max_attempts={}",
+            "{} operación(es), {} resultado(s) de red, max_attempts={}{}",
             case.operations.len(),
             sim::money::group_thousands(case.script().len() as u64),
-            case.max_attempts
+            case.max_attempts,
+            if case.idempotent {
+                ""
+            } else {
+                ", servidor SIN idempotencia"
+            }
         )
     }
 }
@@ -399,11 +425,12 @@ mod tests {
             operations: vec![operation(None, 500, 2), operation(Some(0), 300, 0)],
             max_attempts: 4,
             key_seed: 9,
+            idempotent: true,
         };
         let orders = case.orders();
         assert_eq!(orders[0].id, OrderId(1));
         assert_eq!(orders[1].id, OrderId(0));
-        let runs = model(&case.fleet(), &orders);
+        let runs = model(&case.fleet(), &orders, case.idempotent);
         assert_eq!(runs[0].call_count(), 3);
         assert_eq!(runs[0].outcome.confirmed.unwrap().charge_id, ChargeId(1));
         assert_eq!(runs[1].call_count(), 1);
@@ -412,6 +439,28 @@ mod tests {
         assert_eq!(
             network(&case),
             "perdida ×2, entregada ×2, después todas entregadas"
+        );
+    }
+
+    /// Without idempotency every attempt is a row: the same two operations
+    /// as above are confirmed with the rows of their delivered attempts,
+    /// ch_0003 and ch_0004; the calls and keys are the same.
+    #[test]
+    fn without_idempotency_the_answer_is_the_delivered_attempts_row() {
+        let case = Operations {
+            operations: vec![operation(None, 500, 2), operation(Some(0), 300, 0)],
+            max_attempts: 4,
+            key_seed: 9,
+            idempotent: false,
+        };
+        let runs = model(&case.fleet(), &case.orders(), false);
+        assert_eq!(runs[0].outcome.confirmed.unwrap().charge_id, ChargeId(3));
+        assert_eq!(runs[1].outcome.confirmed.unwrap().charge_id, ChargeId(4));
+        let with = model(&case.fleet(), &case.orders(), true);
+        assert_eq!(runs[0].sent, with[0].sent);
+        assert_eq!(
+            Client.describe(&case),
+            "2 operación(es), 4 resultado(s) de red, max_attempts=4, servidor SIN idempotencia"
         );
     }
 
@@ -425,7 +474,7 @@ mod tests {
             let case = &Client.large(seed)[0];
             assert!((LARGE_ATTEMPTS..LARGE_ATTEMPTS + 4_096).contains(&case.max_attempts));
             assert_ne!(case.key_seed, public.key_seed);
-            let runs = model(&case.fleet(), &case.orders());
+            let runs = model(&case.fleet(), &case.orders(), case.idempotent);
             assert_eq!(runs[0].outcome.attempts, case.max_attempts);
             assert_eq!(runs[0].outcome.confirmed, None);
             assert_eq!(runs[0].keys_issued.len(), 1);
@@ -440,7 +489,7 @@ mod tests {
     fn the_large_case_exhausts_a_million_attempts() {
         let case = &Client.large(crate::checks::model::PUBLIC_SEED)[0];
         assert_eq!(case.script().len(), 1_048_578);
-        let runs = model(&case.fleet(), &case.orders());
+        let runs = model(&case.fleet(), &case.orders(), case.idempotent);
         assert_eq!(runs.len(), 1);
         assert_eq!(runs[0].outcome.attempts, 1_048_577);
         assert_eq!(runs[0].outcome.confirmed, None);
@@ -470,12 +519,13 @@ mod tests {
             operations: vec![operation(Some(u64::MAX), 250, 300), second],
             max_attempts: 300,
             key_seed: 1,
+            idempotent: true,
         };
         let orders = case.orders();
         assert_eq!(orders[0], orders[1]);
         assert_eq!(orders[1].id, OrderId(u64::MAX));
         assert_eq!(case.script().len(), 302);
-        let runs = model(&case.fleet(), &orders);
+        let runs = model(&case.fleet(), &orders, case.idempotent);
         assert_eq!(runs[0].outcome.attempts, 300);
         assert_eq!(runs[0].outcome.confirmed, None);
         assert_eq!(runs[1].outcome.attempts, 1);
