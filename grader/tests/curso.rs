@@ -268,6 +268,8 @@ fn alone_with(template: &Path, work: &Path, submission: &Path, options: &[&str])
         .current_dir(&kit)
         .env("CARGO_TARGET_DIR", repo().join("target/curso/target"))
         .env("KIT_TIEMPO_EJECUCION", "0")
+        // As `curso` grades it here (`grader()`): without the large cases.
+        .env("KIT_SIN_CASOS_GRANDES", "1")
         .env_remove("CARGO_MANIFEST_DIR")
         .output()
         .unwrap();
