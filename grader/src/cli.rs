@@ -231,7 +231,15 @@ pub enum Command {
 /// deleted here, before anything else runs; a file that cannot be read,
 /// holds no integer or cannot be deleted is one Spanish line and status 2.
 pub fn parse() -> Result<Cli, ExitCode> {
-    let cli = Cli::try_parse().map_err(|e| usage::clap_error(&e, &commands()))?;
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command()
+        .try_get_matches()
+        .map_err(|e| usage::clap_error(&e, &commands()))?;
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| usage::clap_error(&e, &commands()))?;
+    if let Some(message) = unused_global(&matches) {
+        eprintln!("grader: {message}");
+        return Err(ExitCode::from(2));
+    }
     let mut cli = merge_curso_seed(cli)?;
     if std::env::var_os(judge::variants::SECRET_SEED_ENV).is_some() {
         return Err(without_secret_env(&cli));
@@ -259,6 +267,50 @@ pub fn parse() -> Result<Cli, ExitCode> {
         }
     }
     Ok(cli)
+}
+
+/// The global options (clap id, flag) that only a grading reads: the
+/// report, `vigilar` and `curso`.
+const GRADING_ONLY: [(&str, &str); 3] = [
+    ("rubric", "--rubrica"),
+    ("variants", "--variantes"),
+    ("seed_file", "--archivo-semilla"),
+];
+
+/// Why a global option given on the command line does nothing in the
+/// subcommand `matches` chose, if one does: `servicio` starts no harness
+/// (`--solutions`, `--timeout`: its limits are `--limite-peticion` and
+/// `--limite-corrida`), the fleet tools grade nothing (`--rubrica`,
+/// `--variantes`, `--archivo-semilla`), `repetir-horario` and `superponer`
+/// read no fixtures. Accepted and ignored, a student would think it
+/// applied.
+fn unused_global(matches: &clap::ArgMatches) -> Option<String> {
+    use clap::parser::ValueSource;
+    let (name, sub) = matches.subcommand()?;
+    let mut unused: Vec<(&str, &str)> = match name {
+        "vigilar" | "curso" => return None,
+        _ => GRADING_ONLY.to_vec(),
+    };
+    match name {
+        "servicio" => unused.extend([("solutions", "--solutions"), ("timeout", "--timeout")]),
+        "repetir-horario" | "superponer" => unused.push(("fixtures", "--fixtures")),
+        _ => {}
+    }
+    let given = |id: &str| {
+        [matches, sub]
+            .iter()
+            .any(|m| m.value_source(id) == Some(ValueSource::CommandLine))
+    };
+    let (_, flag) = unused.into_iter().find(|(id, _)| given(id))?;
+    let instead = match (name, flag) {
+        ("servicio", "--timeout") => {
+            ": el límite de cada request es --limite-peticion y el de toda la corrida --limite-corrida"
+        }
+        ("servicio", "--solutions") => ": el servicio de referencia es --referencia",
+        (_, "--fixtures") => ": este comando no lee fixtures",
+        _ => ": sirve al calificar (cargo run -p grader, vigilar, curso)",
+    };
+    Some(format!("{flag} no se usa con `{name}`{instead}"))
 }
 
 /// `curso --semilla S` means the same as `--semilla S` before the command
@@ -619,15 +671,15 @@ pub struct ServicioArgs {
     /// Cuánto esperar a que GET /health responda 200, en segundos; por
     /// omisión 300 (lo que tarda un primer `cargo run` en compilar)
     /// (alias: --wait).
-    #[arg(long, alias = "wait", value_name = "SEGUNDOS", default_value = "300", value_parser = parse_long_limit)]
+    #[arg(long, alias = "wait", value_name = "SEGUNDOS", default_value = "300", allow_negative_numbers = true, value_parser = parse_long_limit)]
     pub espera: Duration,
 
     /// Límite de cada request al servicio, en segundos; por omisión 10.
-    #[arg(long, value_name = "SEGUNDOS", default_value = "10", value_parser = values::parse_timeout)]
+    #[arg(long, value_name = "SEGUNDOS", default_value = "10", allow_negative_numbers = true, value_parser = values::parse_timeout)]
     pub limite_peticion: Duration,
 
     /// Límite de toda la corrida, en segundos; por omisión 600.
-    #[arg(long, value_name = "SEGUNDOS", default_value = "600", value_parser = parse_long_limit)]
+    #[arg(long, value_name = "SEGUNDOS", default_value = "600", allow_negative_numbers = true, value_parser = parse_long_limit)]
     pub limite_corrida: Duration,
 
     /// Corre solo esta verificación (su id); se puede repetir (alias:

@@ -187,6 +187,39 @@ fn usage_errors_are_spanish_one_liners_with_status_2() {
             vec!["--timeout", "nan"],
             "grader: --timeout no acepta «nan»",
         ),
+        // A global option the subcommand does not read is refused, not
+        // ignored (before, e.g., a `--timeout` did nothing in `servicio`).
+        (
+            vec!["servicio", "--timeout", "3", "--comando", "true"],
+            "grader: --timeout no se usa con `servicio`: el límite de cada request es --limite-peticion",
+        ),
+        (
+            vec!["--timeout", "3", "service", "--comando", "true"],
+            "grader: --timeout no se usa con `servicio`",
+        ),
+        (
+            vec!["servicio", "--solutions", "--comando", "true"],
+            "grader: --solutions no se usa con `servicio`: el servicio de referencia es --referencia",
+        ),
+        (
+            vec!["comparar", "--variantes", "2"],
+            "grader: --variantes no se usa con `comparar`: sirve al calificar",
+        ),
+        (
+            vec!["--rubrica", "r.toml", "barrido"],
+            "grader: --rubrica no se usa con `barrido`",
+        ),
+        (
+            vec![
+                "repetir-horario",
+                "K1:1:500",
+                "--horario",
+                "1",
+                "--fixtures",
+                "fixtures",
+            ],
+            "grader: --fixtures no se usa con `repetir-horario`: este comando no lee fixtures",
+        ),
         (
             vec!["--format", "pdf"],
             "grader: --format no acepta «pdf»; se permiten: text, gradescope, junit, classroom50",

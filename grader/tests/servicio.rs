@@ -220,6 +220,22 @@ fn a_service_that_cannot_run_or_an_unknown_check_is_exit_2() {
         err.contains("--verificacion nada: no existe; se permiten: flota-sin-key,"),
         "{err}"
     );
+    // A folder that is not there, a negative limit: what was given and
+    // what is allowed.
+    let o = grader(&["--carpeta", "/no/existe", "--comando", "true"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("grader: --carpeta /no/existe: la carpeta no existe; se espera la carpeta de tu servicio"),
+        "{err}"
+    );
+    let o = grader(&["--comando", "true", "--limite-peticion", "-1"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("grader: --limite-peticion no acepta «-1»: debe ser un número de segundos"),
+        "{err}"
+    );
     // No --comando and no servicio.toml here.
     let o = grader(&["--carpeta", "/"]);
     let (_, err) = text(&o);
@@ -272,6 +288,7 @@ fn sleepers(seconds: &str) -> Vec<String> {
 #[test]
 fn ctrl_c_stops_what_the_service_left_outside_its_group() {
     use std::time::{Duration, Instant};
+    let err_file = Path::new(env!("CARGO_TARGET_TMPDIR")).join("servicio-ctrl-c.err");
     let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))
         .args([
             "servicio",
@@ -283,7 +300,9 @@ fn ctrl_c_stops_what_the_service_left_outside_its_group() {
         .current_dir(services())
         .env("NO_COLOR", "1")
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        // A file, not a pipe: a sleeper left alive by a bug would hold a
+        // pipe open, and reading it would wait for the sleeper.
+        .stderr(std::fs::File::create(&err_file).unwrap())
         .spawn()
         .unwrap();
     let left = || [sleepers("876543"), sleepers("876544")].concat();
@@ -302,6 +321,14 @@ fn ctrl_c_stops_what_the_service_left_outside_its_group() {
         .unwrap();
     assert!(sent.success());
     assert_eq!(child.wait().unwrap().code(), Some(130));
+    // Said, not silent.
+    let err = std::fs::read_to_string(&err_file).unwrap();
+    assert!(
+        err.ends_with(
+            "grader: interrumpido (Ctrl-C); se detuvieron los procesos que había iniciado\n"
+        ),
+        "{err}"
+    );
     // Killed; a moment for the kernel to end them.
     let until = Instant::now() + Duration::from_secs(5);
     while !left().is_empty() && Instant::now() < until {

@@ -355,10 +355,7 @@ impl Careful for PublicKeys {
 /// another amount: only a generated history whose reuse changes the order
 /// (issue 27) catches it.
 #[derive(Debug, Default)]
-struct InFlightOrderBlind {
-    ledger: Mutex<Vec<LedgerEntry>>,
-    store: Mutex<SharedStore>,
-}
+struct InFlightOrderBlind(Parts);
 
 impl SharedPayments for InFlightOrderBlind {
     fn charge(
@@ -369,42 +366,25 @@ impl SharedPayments for InFlightOrderBlind {
     ) -> Result<ChargeResult, ChargeError> {
         let request = ChargeRequest { order_id, amount };
         {
-            let mut store = self.store.lock();
-            match store.get(&key) {
-                Some(KeyState::InFlight(first)) if first.amount == amount => {
-                    return Err(ChargeError::InFlight);
-                }
-                Some(state) if state.request() != request => return Err(ChargeError::KeyReused),
-                Some(KeyState::Completed(_, result)) => return Ok(*result),
-                Some(KeyState::InFlight(_)) => return Err(ChargeError::InFlight),
-                None => {
-                    store.insert(key, KeyState::InFlight(request));
-                }
+            let mut store = self.0.store.lock();
+            let found = store.get(&key).copied();
+            if let Some(KeyState::InFlight(first)) = found
+                && first.amount == amount
+            {
+                return Err(ChargeError::InFlight);
             }
+            if let Some(answer) = Parts::known(found, request) {
+                return answer;
+            }
+            store.insert(key, KeyState::InFlight(request));
         }
-        let result = {
-            let mut ledger = self.ledger.lock();
-            let charge_id = ChargeId::next_after(ledger.len());
-            ledger.push(LedgerEntry {
-                key,
-                order_id,
-                amount,
-                charge_id,
-            });
-            ChargeResult {
-                charge_id,
-                amount,
-                status: ChargeStatus::Captured,
-            }
-        };
-        self.store
-            .lock()
-            .insert(key, KeyState::Completed(request, result));
+        let result = self.0.charge(key, order_id, amount);
+        self.0.store_result(key, request, result);
         Ok(result)
     }
 
     fn ledger(&self) -> Vec<LedgerEntry> {
-        self.ledger.lock().clone()
+        self.0.ledger.lock().clone()
     }
 }
 

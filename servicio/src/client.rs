@@ -234,11 +234,51 @@ fn transport_error(e: &ureq::Error, what: &str) -> String {
         ),
         ureq::Error::Io(io) => format!(
             "{what}: la conexión con el servicio falló ({})",
-            judge::output::io_error(io)
+            connection_error(io)
         ),
         other => format!(
             "{what}: el servicio no respondió HTTP/1.1 válido ({})",
             judge::verdict::student_text(&other.to_string())
         ),
+    }
+}
+
+/// What happened to a connection, in Spanish (Rust's own words are
+/// English: "Connection refused (os error 111)").
+fn connection_error(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::ConnectionRefused => "conexión rechazada: nadie escucha en ese puerto".to_string(),
+        K::ConnectionReset => "el servicio cortó la conexión (reset)".to_string(),
+        K::ConnectionAborted => "la conexión se abortó".to_string(),
+        K::BrokenPipe => "el servicio cerró la conexión antes de leer toda la request".to_string(),
+        K::UnexpectedEof => {
+            "el servicio cerró la conexión antes de terminar la respuesta".to_string()
+        }
+        K::TimedOut => "se acabó el tiempo de la conexión".to_string(),
+        K::NotConnected => "la conexión no estaba abierta".to_string(),
+        _ => judge::output::io_error(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::connection_error;
+    use std::io::{Error, ErrorKind};
+
+    #[test]
+    fn a_refused_or_cut_connection_is_said_in_spanish() {
+        assert_eq!(
+            connection_error(&Error::from(ErrorKind::ConnectionRefused)),
+            "conexión rechazada: nadie escucha en ese puerto"
+        );
+        assert_eq!(
+            connection_error(&Error::from(ErrorKind::UnexpectedEof)),
+            "el servicio cerró la conexión antes de terminar la respuesta"
+        );
+        assert_eq!(
+            connection_error(&Error::from(ErrorKind::ConnectionReset)),
+            "el servicio cortó la conexión (reset)"
+        );
     }
 }

@@ -35,7 +35,7 @@ pub fn run(cli: &Cli) -> ExitCode {
     if cli.format == report::Format::Classroom50
         && let Err(message) = report::classroom50::Identity::from_env()
     {
-        return usage_failure(&message);
+        return usage_failure(&format!("--format classroom50: {message}"));
     }
     let graded = match grade(cli) {
         Ok(g) => g,

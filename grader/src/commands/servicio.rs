@@ -62,7 +62,7 @@ mod imp {
         let who = if args.classroom50 {
             Some(
                 crate::report::classroom50::Identity::from_env()
-                    .map_err(|e| e.replacen("--format classroom50", "--classroom50", 1))?,
+                    .map_err(|e| format!("--classroom50: {e}"))?,
             )
         } else {
             None
@@ -78,8 +78,24 @@ mod imp {
             }
         }
         let cwd = match &args.carpeta {
+            Some(c) if !c.is_dir() => {
+                let what = if c.exists() {
+                    "no es una carpeta"
+                } else {
+                    "la carpeta no existe"
+                };
+                return Err(format!(
+                    "--carpeta {}: {what}; se espera la carpeta de tu servicio (donde corre el comando y está servicio.toml)",
+                    c.display()
+                ));
+            }
             Some(c) => c.clone(),
-            None => std::env::current_dir().map_err(|e| e.to_string())?,
+            None => std::env::current_dir().map_err(|e| {
+                format!(
+                    "no se pudo leer la carpeta actual: {}",
+                    output::io_error(&e)
+                )
+            })?,
         };
         let (command, source) = command_of(args, &cwd)?;
         let launch = Launch {

@@ -65,7 +65,8 @@ impl Identity {
     ///
     /// # Errors
     /// One Spanish line naming the first missing or invalid variable (exit
-    /// status 2).
+    /// status 2), without the flag that asked for the identity (the caller
+    /// names it: `--format classroom50`, `servicio --classroom50`).
     pub fn from(var: impl Fn(&str) -> Option<String>) -> Result<Identity, String> {
         let mut values = Vec::new();
         for name in REQUIRED_ENV {
@@ -73,7 +74,7 @@ impl Identity {
                 Some(v) => values.push(v),
                 None => {
                     return Err(format!(
-                        "--format classroom50: falta la variable de entorno {name} (la define el runner de Classroom 50; para probar, defínela: {})",
+                        "falta la variable de entorno {name} (la define el runner de Classroom 50; para probar, defínela: {})",
                         REQUIRED_ENV.join(", ")
                     ));
                 }
@@ -81,19 +82,21 @@ impl Identity {
         }
         if !values[3].starts_with("submit/") {
             return Err(format!(
-                "--format classroom50: la variable SUBMISSION_TAG debe empezar con submit/ (tiene «{}»)",
+                "la variable SUBMISSION_TAG debe empezar con submit/ (tiene «{}»)",
                 values[3]
             ));
         }
         let assignment_type = var(ASSIGNMENT_TYPE_ENV).unwrap_or_else(|| "individual".into());
         if assignment_type != "individual" && assignment_type != "group" {
             return Err(format!(
-                "--format classroom50: la variable {ASSIGNMENT_TYPE_ENV} debe ser individual o group (tiene «{assignment_type}»)"
+                "la variable {ASSIGNMENT_TYPE_ENV} debe ser individual o group (tiene «{assignment_type}»)"
             ));
         }
         let epoch = match var("SOURCE_DATE_EPOCH") {
             Some(v) => v.trim().parse::<u64>().map_err(|_| {
-                format!("--format classroom50: la variable SOURCE_DATE_EPOCH debe ser un entero de segundos (tiene «{v}»)")
+                format!(
+                    "la variable SOURCE_DATE_EPOCH debe ser un entero de segundos (tiene «{v}»)"
+                )
             })?,
             None => std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)

@@ -204,25 +204,15 @@ pub fn lesson4<C: StoreChange>(
         }
         store.insert(key, KeyState::InFlight(request));
     }
-    let result = if m == StoreMistake::ChargeIdsByCalls {
-        let calls = *s.calls.lock();
-        s.write(key, order_id, amount, ChargeId(calls))
-    } else if m == StoreMistake::ChargeIdsU16 {
-        let mut ledger = s.ledger.lock();
-        let charge_id = ChargeId::next_after(usize::from(ledger.len() as u16));
-        ledger.push(LedgerEntry {
-            key,
-            order_id,
-            amount,
-            charge_id,
-        });
-        ChargeResult {
-            charge_id,
-            amount,
-            status: sim::ChargeStatus::Captured,
+    let result = match m {
+        StoreMistake::ChargeIdsByCalls => {
+            let calls = *s.calls.lock();
+            s.charge_numbered(key, order_id, amount, |_| ChargeId(calls))
         }
-    } else {
-        s.charge_new(key, order_id, amount)
+        StoreMistake::ChargeIdsU16 => s.charge_numbered(key, order_id, amount, |rows| {
+            ChargeId::next_after(usize::from(rows as u16))
+        }),
+        _ => s.charge_new(key, order_id, amount),
     };
     if m != StoreMistake::InFlightNeverCleared {
         s.store

@@ -250,27 +250,6 @@ impl<C> Default for Shared<C> {
 }
 
 impl<C: StoreChange> Shared<C> {
-    /// Writes one ledger row numbered `charge_id` and returns its result.
-    pub fn write(
-        &self,
-        key: IdempotencyKey,
-        order_id: OrderId,
-        amount: Money,
-        charge_id: ChargeId,
-    ) -> ChargeResult {
-        self.ledger.lock().push(LedgerEntry {
-            key,
-            order_id,
-            amount,
-            charge_id,
-        });
-        ChargeResult {
-            charge_id,
-            amount,
-            status: ChargeStatus::Captured,
-        }
-    }
-
     /// Charges once with the next row's id, taken and written under one
     /// lock (threads charging at once get distinct ids in ledger order).
     pub fn charge_new(
@@ -279,8 +258,20 @@ impl<C: StoreChange> Shared<C> {
         order_id: OrderId,
         amount: Money,
     ) -> ChargeResult {
+        self.charge_numbered(key, order_id, amount, ChargeId::next_after)
+    }
+
+    /// Writes one ledger row numbered `number(rows before it)`, under the
+    /// ledger's lock, and returns its result.
+    pub fn charge_numbered(
+        &self,
+        key: IdempotencyKey,
+        order_id: OrderId,
+        amount: Money,
+        number: impl FnOnce(usize) -> ChargeId,
+    ) -> ChargeResult {
         let mut ledger = self.ledger.lock();
-        let charge_id = ChargeId::next_after(ledger.len());
+        let charge_id = number(ledger.len());
         ledger.push(LedgerEntry {
             key,
             order_id,

@@ -146,15 +146,29 @@ pub fn on_signals() {
     });
 }
 
-/// Ends the judge on `signal`: [`shutdown`], the screen's restore, and exit
-/// status 128 + `signal`.
+/// Ends the judge on `signal`: [`shutdown`], the screen's restore, one
+/// line on stderr that says so, and exit status 128 + `signal`.
 fn end_on(signal: i32) -> ! {
     SIGNAL.store(signal, Ordering::SeqCst);
     shutdown();
     if let Some(restore) = *lock(&RESTORE) {
         restore();
     }
+    eprintln!("{}", interrupted(signal));
     std::process::exit(128 + signal);
+}
+
+/// The line a judge ended by `signal` prints: what ended it and that what
+/// it had started was stopped (a Ctrl-C that ended it in silence left the
+/// student wondering about the service or the harness).
+fn interrupted(signal: i32) -> String {
+    let what = match signal {
+        2 => "interrumpido (Ctrl-C)".to_string(),
+        15 => "detenido (SIGTERM)".to_string(),
+        1 => "detenido: se cerró la terminal (SIGHUP)".to_string(),
+        other => format!("detenido por la señal {other}"),
+    };
+    format!("grader: {what}; se detuvieron los procesos que había iniciado")
 }
 
 /// Returns at once, unless a signal is ending the judge: then never (the

@@ -6,6 +6,7 @@
 
 pub mod build;
 pub mod cleanup;
+pub mod clock;
 pub mod diagnostics;
 pub mod explorer;
 pub mod fingerprint;

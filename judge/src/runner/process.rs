@@ -30,6 +30,7 @@ use protocol::{Job, Observation};
 
 use super::Execute;
 use super::cleanup;
+use super::clock::JobClock;
 use super::explorer::{Built, Lazy};
 use super::isolation::{Cell, Isolation, Limits};
 use crate::verdict::Verdict;
@@ -335,9 +336,15 @@ impl HarnessProcess {
         let mut failed_allocation = None;
         'jobs: for job in jobs {
             let limit = self.limits.of(job);
-            let deadline = std::time::Instant::now() + limit;
+            let clock = JobClock::start(child.id());
             loop {
-                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                let Some(left) = clock.left(limit) else {
+                    results.push(Err(Verdict::TimedOut {
+                        limit_ms: limit.as_millis() as u64,
+                        case: None,
+                    }));
+                    break 'jobs;
+                };
                 match answers.recv_timeout(left) {
                     Ok(Heard::Answer(answer)) => {
                         results.push(answer);
@@ -348,13 +355,8 @@ impl HarnessProcess {
                         results.push(Err(Verdict::Crashed { what }));
                         break 'jobs;
                     }
-                    Err(mpsc::RecvTimeoutError::Timeout) => {
-                        results.push(Err(Verdict::TimedOut {
-                            limit_ms: limit.as_millis() as u64,
-                            case: None,
-                        }));
-                        break 'jobs;
-                    }
+                    // The clock says whether the time is up.
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
                     Err(mpsc::RecvTimeoutError::Disconnected) => {
                         let status = wait_briefly(&mut child);
                         let limits = self.isolation.limits();
@@ -457,16 +459,20 @@ impl HarnessProcess {
     }
 
     /// CPU seconds a harness given jobs whose limits add up to `wall` may
-    /// use (confined): that time on twice every core, and a second more. It
-    /// never binds while the judge watches the wall clock (see
+    /// use (confined): that time, stretched as a job's clock may stretch
+    /// it ([`super::clock::STRETCH`]), on twice every core, and a second
+    /// more. It never binds while the judge watches the clock (see
     /// `sandbox::confine`).
     fn cpu_budget(&self, wall: Duration) -> u64 {
         // Twice the cores: `available_parallelism` rounds a fractional CPU
         // quota down.
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+        // A job's clock may run to `STRETCH` times its limit when it waits
+        // for a CPU (`clock`).
         wall.as_secs()
             .saturating_add(1)
             .saturating_mul(2 * cores)
+            .saturating_mul(u64::from(super::clock::STRETCH))
             .saturating_add(1)
     }
 
@@ -519,9 +525,12 @@ impl Session {
         }
         let mut answered = Vec::with_capacity(jobs.len());
         'jobs: for (at, job) in jobs.iter().enumerate() {
-            let deadline = std::time::Instant::now() + limits.of(job);
+            let limit = limits.of(job);
+            let clock = JobClock::start(self.child.id());
             loop {
-                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                let Some(left) = clock.left(limit) else {
+                    return stopped(answered, at, true);
+                };
                 match self.answers.recv_timeout(left) {
                     Ok(Heard::Answer(answer)) => {
                         answered.push(answer);
@@ -532,7 +541,8 @@ impl Session {
                     Ok(Heard::Unreadable(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                         return stopped(answered, at, false);
                     }
-                    Err(mpsc::RecvTimeoutError::Timeout) => return stopped(answered, at, true),
+                    // The clock says whether the time is up.
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
                 }
             }
         }
