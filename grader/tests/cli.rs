@@ -55,6 +55,32 @@ fn the_solutions_pass_every_check() {
     );
 }
 
+/// The reference with five hidden variants per exercise and the large
+/// cases, which then draw their sizes and values from the variants' seed
+/// (exercise 2's `max_attempts` up to 2^20 + 4,097, exercise 3's ids'
+/// spacing, amounts and first id): every check and every variant passes.
+/// The in-process suites try the model checks with many seeds; this is the
+/// binary, as an instructor's graded run plays it.
+#[test]
+fn the_solutions_pass_every_hidden_variant_with_the_large_cases() {
+    if !has_solutions() {
+        return;
+    }
+    let o = grader_with_env_without(
+        &["--solutions", "--variantes", "5", "--semilla", "31337"],
+        &[],
+        &["KIT_SIN_CASOS_GRANDES"],
+    );
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(!out.contains('✗'), "{out}");
+    assert_eq!(
+        score_line(&out),
+        "Puntaje: 130/130 puntos (70/70 verificaciones) · bonus 25/25",
+        "{out}"
+    );
+}
+
 #[test]
 fn escenario_prints_the_lessons_fleet_with_the_solutions() {
     if !has_solutions() {

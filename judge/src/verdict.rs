@@ -238,7 +238,13 @@ impl Verdict {
                 vec![format!("pánico en {location}: {message}")]
             }
             Verdict::TimedOut { limit_ms, case } => {
-                let seconds = *limit_ms as f64 / 1000.0;
+                // Whole seconds as such, else one decimal: "10.2", not the
+                // "10.242" of 5 s and 5 µs per call.
+                let seconds = if limit_ms % 1000 == 0 {
+                    (limit_ms / 1000).to_string()
+                } else {
+                    format!("{:.1}", *limit_ms as f64 / 1000.0)
+                };
                 vec![match case {
                     Some(case) => format!("no terminó en {seconds} s y se detuvo {case}"),
                     None => format!(

@@ -162,7 +162,7 @@ fn timed_out(verdict: Verdict, which: &str, calls: usize) -> Verdict {
         Verdict::TimedOut { limit_ms, .. } => Verdict::TimedOut {
             limit_ms,
             case: Some(format!(
-                "en {which} ({} llamadas a charge sobre {} keys distintas): cada llamada debe responderse sin recorrer todo el ledger ni todo el store, con una búsqueda por key",
+                "en {which} ({} llamadas a charge sobre {} keys distintas): la lección responde cada llamada con una búsqueda por key; si tu código recorre el ledger o el store en cada llamada, su tiempo crece con el cuadrado de las llamadas",
                 sim::money::group_thousands(calls as u64),
                 sim::money::group_thousands(KEYS as u64),
             )),

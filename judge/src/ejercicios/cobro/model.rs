@@ -242,7 +242,7 @@ impl Family for Server {
         keys.sort_unstable();
         keys.dedup();
         Some(format!(
-            "son {} keys distintas, y cada llamada debe responderse sin recorrer todo el ledger ni todo el store: con una búsqueda por key (un HashMap de key a resultado, como el store de la lección)",
+            "son {} keys distintas, y la lección responde cada llamada con una búsqueda por key (un HashMap de key a resultado, su store): si tu código recorre el ledger o el store en cada llamada, su tiempo crece con el cuadrado de las llamadas",
             sim::money::group_thousands(keys.len() as u64),
         ))
     }
@@ -458,7 +458,7 @@ mod tests {
         assert_eq!(
             verdict.explanation(),
             [
-                "no terminó en 5.5 s y se detuvo en el caso grande fijo (1,048,586 llamada(s) a charge, con idempotencia), después de los 200 casos aleatorios, que sí terminaron: son 1,048,577 keys distintas, y cada llamada debe responderse sin recorrer todo el ledger ni todo el store: con una búsqueda por key (un HashMap de key a resultado, como el store de la lección)"
+                "no terminó en 5.5 s y se detuvo en el caso grande fijo (1,048,586 llamada(s) a charge, con idempotencia), después de los 200 casos aleatorios, que sí terminaron: son 1,048,577 keys distintas, y la lección responde cada llamada con una búsqueda por key (un HashMap de key a resultado, su store): si tu código recorre el ledger o el store en cada llamada, su tiempo crece con el cuadrado de las llamadas"
             ]
         );
         // Any other time-out says only what was seen.
