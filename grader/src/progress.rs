@@ -47,6 +47,25 @@ impl Progress {
         Progress::wrap(bar)
     }
 
+    /// Runs `work` while a spinner labelled `message` turns (from
+    /// [`SHOW_AFTER`] on, on a terminal), and returns what it returned.
+    ///
+    /// # Panics
+    /// If `work` panics (the panic is passed on).
+    pub fn while_running<T: Send>(message: &str, work: impl FnOnce() -> T + Send) -> T {
+        let progress = Progress::spinner(message);
+        let result = std::thread::scope(|s| {
+            let run = s.spawn(work);
+            while !run.is_finished() {
+                progress.tick();
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            run.join()
+        });
+        progress.finish();
+        result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    }
+
     fn wrap(bar: ProgressBar) -> Progress {
         Progress {
             bar,

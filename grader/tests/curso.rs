@@ -340,6 +340,12 @@ fn a_class_graded_four_at_a_time_scores_as_each_alone_resumes_and_merges() {
     let first = curso(&[e, "--salida", s, "--trabajos", "4"]);
     eprintln!("{}", stderr(&first));
     assert!(stderr(&first).contains("22 entregas"), "{}", stderr(&first));
+    // A first run resumes nothing, and says no more about it.
+    assert!(
+        stderr(&first).contains("(22 calificadas ahora, 0 reanudadas);"),
+        "{}",
+        stderr(&first)
+    );
     let rows = libro_rows(&salida);
     assert_eq!(rows.len(), 22);
     let estado = |n: &str| rows[n][1].clone();

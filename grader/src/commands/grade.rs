@@ -37,7 +37,12 @@ pub fn run(cli: &Cli) -> ExitCode {
     {
         return usage_failure(&format!("--format classroom50: {message}"));
     }
-    let graded = match grade(cli) {
+    // A solved kit's report takes seconds (the large cases), a first one
+    // minutes (the harness compiles): a spinner says it is at work.
+    let graded = match crate::progress::Progress::while_running(
+        "verificando tu código: compila el harness y corre las verificaciones (los casos grandes toman unos segundos)",
+        || grade(cli),
+    ) {
         Ok(g) => g,
         Err(refusal) => return refusal.exit(),
     };

@@ -110,19 +110,11 @@ mod imp {
             run_limit: args.limite_corrida,
             only: args.verificaciones.clone(),
         };
-        let progress = crate::progress::Progress::spinner(&format!(
-            "jugando la flota y las verificaciones contra {source}"
-        ));
-        let outcome = std::thread::scope(|s| {
-            let run = s.spawn(|| servicio::run(&config));
-            while !run.is_finished() {
-                progress.tick();
-                std::thread::sleep(std::time::Duration::from_millis(100));
-            }
-            run.join()
-        });
-        progress.finish();
-        let outcome = outcome.map_err(|_| "el kit falló al calificar el servicio".to_string())?;
+        let message = format!("jugando la flota y las verificaciones contra {source}");
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::progress::Progress::while_running(&message, || servicio::run(&config))
+        }))
+        .map_err(|_| "el kit falló al calificar el servicio".to_string())?;
         // A service that never started: exit 2, but a platform's report
         // still tells the student why (every check failed with the reason).
         let machine = args.json || args.junit || args.gradescope || who.is_some();

@@ -213,8 +213,15 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
     let code = write_class(&args.salida);
     let total = started.elapsed().as_secs_f64();
     let resumed = resumed.load(Ordering::SeqCst);
+    // "reanudadas" only says why when there are some (a first run has
+    // none, and nothing to be unchanged from).
+    let resumed_words = match resumed {
+        0 => "0 reanudadas".to_string(),
+        1 => "1 reanudada: sin cambios desde la corrida anterior".to_string(),
+        n => format!("{n} reanudadas: sin cambios desde la corrida anterior"),
+    };
     eprintln!(
-        "curso: {} entregas en {total:.1} s con {jobs} {} a la vez ({} {} ahora, {resumed} {}: sin cambios desde la corrida anterior); {}",
+        "curso: {} entregas en {total:.1} s con {jobs} {} a la vez ({} {} ahora, {resumed_words}); {}",
         submissions.len(),
         if jobs == 1 { "trabajo" } else { "trabajos" },
         submissions.len() - resumed,
@@ -222,11 +229,6 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
             "calificada"
         } else {
             "calificadas"
-        },
-        if resumed == 1 {
-            "reanudada"
-        } else {
-            "reanudadas"
         },
         args.salida.join("libro.csv").display()
     );
