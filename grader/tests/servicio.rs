@@ -222,20 +222,21 @@ fn a_service_that_cannot_run_or_an_unknown_check_is_exit_2() {
     );
     // A folder that is not there, a negative limit: what was given and
     // what is allowed.
-    let o = grader(&["--carpeta", "/no/existe", "--comando", "true"]);
-    let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.starts_with("grader: --carpeta /no/existe: la carpeta no existe; se espera la carpeta de tu servicio"),
-        "{err}"
-    );
-    let o = grader(&["--comando", "true", "--limite-peticion", "-1"]);
-    let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.starts_with("grader: --limite-peticion no acepta «-1»: debe ser un número de segundos"),
-        "{err}"
-    );
+    for (args, want) in [
+        (
+            &["--carpeta", "/no/existe", "--comando", "true"][..],
+            "grader: --carpeta /no/existe: la carpeta no existe; se espera la carpeta de tu servicio",
+        ),
+        (
+            &["--comando", "true", "--limite-peticion", "-1"][..],
+            "grader: --limite-peticion no acepta «-1»: debe ser un número de segundos",
+        ),
+    ] {
+        let o = grader(args);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.starts_with(want), "{err}");
+    }
     // No --comando and no servicio.toml here.
     let o = grader(&["--carpeta", "/"]);
     let (_, err) = text(&o);

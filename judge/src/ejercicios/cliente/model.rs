@@ -416,17 +416,23 @@ mod tests {
         }
     }
 
+    /// Two operations, the first with two lost responses, behind a server
+    /// with or without idempotency.
+    fn two_operations(idempotent: bool) -> Operations {
+        Operations {
+            operations: vec![operation(None, 500, 2), operation(Some(0), 300, 0)],
+            max_attempts: 4,
+            key_seed: 9,
+            idempotent,
+        }
+    }
+
     /// Two operations, the first with two lost responses: 3 + 1 calls, one
     /// key each; lesson 2's idempotent server confirms them with ch_0001
     /// (a replay of the first row) and ch_0002.
     #[test]
     fn the_model_is_lesson_twos_client() {
-        let case = Operations {
-            operations: vec![operation(None, 500, 2), operation(Some(0), 300, 0)],
-            max_attempts: 4,
-            key_seed: 9,
-            idempotent: true,
-        };
+        let case = two_operations(true);
         let orders = case.orders();
         assert_eq!(orders[0].id, OrderId(1));
         assert_eq!(orders[1].id, OrderId(0));
@@ -447,12 +453,7 @@ mod tests {
     /// ch_0003 and ch_0004; the calls and keys are the same.
     #[test]
     fn without_idempotency_the_answer_is_the_delivered_attempts_row() {
-        let case = Operations {
-            operations: vec![operation(None, 500, 2), operation(Some(0), 300, 0)],
-            max_attempts: 4,
-            key_seed: 9,
-            idempotent: false,
-        };
+        let case = two_operations(false);
         let runs = model(&case.fleet(), &case.orders(), false);
         assert_eq!(runs[0].outcome.confirmed.unwrap().charge_id, ChargeId(3));
         assert_eq!(runs[1].outcome.confirmed.unwrap().charge_id, ChargeId(4));
