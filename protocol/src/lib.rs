@@ -2,7 +2,7 @@
 //! implementation under test (the student's `exercises`, or `solutions`).
 //!
 //! The judge sends lists of [`Job`]s on the harness's stdin, each list one
-//! line ([`job_line`]: MessagePack in base64), the next after the answers of the last; the
+//! line ([`job_line`]: postcard in base64), the next after the answers of the last; the
 //! harness answers each job, in order, with one [`ANSWER_MARKER`] line on
 //! stdout carrying an [`Answer`]. Jobs and observations are raw data:
 //! what to call and what the code returned. Expected values, verdicts, points
@@ -254,8 +254,8 @@ pub fn parse_answer_line(line: &str) -> Option<Result<Answer, String>> {
     Some(decode(&line[at + ANSWER_MARKER.len()..]))
 }
 
-/// The wire form of `value`: MessagePack (structs as arrays, no field
-/// names) in standard base64, one line of ASCII without a newline. A
+/// The wire form of `value`: postcard (fields in order, no names;
+/// integers as varints) in standard base64, one line of ASCII without a newline. A
 /// hundred thousand calls and their answers are a few megabytes, read and
 /// written in milliseconds, where JSON took tenths of a second.
 fn encode<T: Serialize + ?Sized>(value: &T) -> String {
@@ -264,7 +264,7 @@ fn encode<T: Serialize + ?Sized>(value: &T) -> String {
 
 fn try_encode<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
     use base64::Engine as _;
-    let bytes = rmp_serde::to_vec(value).map_err(|e| e.to_string())?;
+    let bytes = postcard::to_allocvec(value).map_err(|e| e.to_string())?;
     Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
@@ -278,7 +278,7 @@ fn decode<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(text.trim_ascii())
         .map_err(|e| format!("no es base64: {e}"))?;
-    rmp_serde::from_slice(&bytes).map_err(|e| e.to_string())
+    postcard::from_bytes(&bytes).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

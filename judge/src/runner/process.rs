@@ -972,7 +972,7 @@ mod tests {
     #[test]
     fn the_largest_real_answer_is_far_under_its_cap() {
         // Exercise 1's 100,009 calls, every number at its widest (some
-        // 10 MB of base64 MessagePack; JSON took twice as much).
+        // some megabytes of base64 postcard; JSON took several times as much).
         let n = 100_009;
         let result = ChargeResult {
             charge_id: ChargeId(u64::MAX),
