@@ -102,6 +102,31 @@ fn a_failing_check_is_exit_1_with_the_command_that_repeats_it() {
     assert_eq!(v["tests"][0]["max_score"], 15);
 }
 
+/// A fleet that does not finish: no table (it needs both), one line that
+/// says which fleet and where its check tells why; the other fleet passes.
+#[test]
+fn a_fleet_that_does_not_finish_leaves_a_line_in_place_of_the_table() {
+    let o = grader(&[
+        "--comando",
+        "python3 muere_con_key.py",
+        "--ordenes",
+        "20",
+        "--verificacion",
+        "flota-sin-key",
+        "--verificacion",
+        "flota-con-key",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.starts_with("Sin la tabla del antes y el después: la flota «después» (con key) no terminó (ver flota-con-key abajo).\n"),
+        "{out}"
+    );
+    assert!(!out.contains("ANTES Y DESPUÉS"), "{out}");
+    assert!(out.contains("  ✓ flota-sin-key"), "{out}");
+    assert!(out.contains("  ✗ flota-con-key"), "{out}");
+}
+
 /// `--classroom50`: `result.json` on stdout with the runner's identity,
 /// `release-body.md` in the current folder (never in the service's), the
 /// failing check with the command that repeats it; without the runner's

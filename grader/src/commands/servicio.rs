@@ -147,10 +147,11 @@ mod imp {
         };
         let repro = |id: &str| repro_command(id);
         let label = format!("el servicio {source}");
-        let table = worlds
-            .as_ref()
-            .map(|w| comparison::render(&scenario, &label, w))
-            .unwrap_or_default();
+        let table = match &worlds {
+            Some(w) => comparison::render(&scenario, &label, w),
+            None if !unstarted => missing_table(&outcome, &config),
+            None => String::new(),
+        };
         let report = || {
             let mut text = table.clone();
             if !text.is_empty() {
@@ -308,6 +309,28 @@ mod imp {
     }
 
     /// The command line that runs check `id` alone: this run's own
+    /// The line in place of the before/after table when one of the two
+    /// fleets did not finish: which one, and where its check says why.
+    /// Nothing when no fleet was asked for or one of them was left out
+    /// (`--verificacion`).
+    fn missing_table(outcome: &servicio::Outcome, config: &servicio::Config) -> String {
+        let missing: Vec<String> = [
+            (&outcome.before, "flota-sin-key", "«antes» (sin key)"),
+            (&outcome.after, "flota-con-key", "«después» (con key)"),
+        ]
+        .into_iter()
+        .filter(|(world, id, _)| world.is_none() && config.wants(id))
+        .map(|(_, id, name)| format!("la flota {name} no terminó (ver {id} abajo)"))
+        .collect();
+        if missing.is_empty() || !(config.wants("flota-sin-key") && config.wants("flota-con-key")) {
+            return String::new();
+        }
+        format!(
+            "Sin la tabla del antes y el después: {}.\n",
+            missing.join("; ")
+        )
+    }
+
     /// arguments after `servicio`, without the output flags and other
     /// `--verificacion`s.
     fn repro_command(id: &str) -> String {
