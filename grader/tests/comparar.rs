@@ -21,9 +21,11 @@ mod with_solutions {
     fn lesson_worlds() -> Option<(Scenario, comparison::Worlds)> {
         let h = solutions_harness()?;
         let scenario = fleet::load(None, &[], &FleetArgs::default()).unwrap();
-        let worlds = comparison::run_worlds(h, &scenario, &Progress::bar(0, ""))
+        let compared = comparison::run_worlds(h, &scenario, &Progress::bar(0, ""))
             .expect("the reference runs both worlds");
-        Some((scenario, worlds))
+        // The reference's reconciliation agrees with both ledgers.
+        assert_eq!(compared.doubts, Vec::<String>::new());
+        Some((scenario, compared.worlds))
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use protocol::ClientKind;
+use protocol::{ClientKind, WorldRun};
 
 pub use judge::figures::WorldFigures;
 use judge::runner::{self, Execute};
@@ -34,6 +34,19 @@ pub struct Worlds {
     pub after: WorldFigures,
 }
 
+/// Both worlds, as the implementation's code measured them, and what each
+/// world's own ledger contradicts in its reconciliation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compared {
+    /// The figures; the reconciliation's (exercise 3) are the
+    /// implementation's own, as it reported them.
+    pub worlds: Worlds,
+    /// One line per figure of the implementation's reconciliation that the
+    /// world's ledger or the fleet's orders contradict ([`doubts`]); empty
+    /// when it agrees.
+    pub doubts: Vec<String>,
+}
+
 /// Both worlds of `scenario` with the implementation behind `h`, each in
 /// its own harness process, at once (each process holds one world's ledger
 /// and store, so a fleet of millions of orders fits the memory limit, and
@@ -45,15 +58,70 @@ pub fn run_worlds(
     h: &dyn Execute,
     scenario: &Scenario,
     progress: &Progress,
-) -> Result<Worlds, Verdict> {
+) -> Result<Compared, Verdict> {
     let fleet = &scenario.fleet;
     let [before, after] = in_both_worlds(progress, |idempotent| {
         runner::world(h, fleet, idempotent, ClientKind::Implementation, true)
     })?;
-    Ok(Worlds {
-        before: WorldFigures::of(&before),
-        after: WorldFigures::of(&after),
+    let intended: Money = fleet.orders().iter().map(|o| o.amount).sum();
+    let mut found = doubts("antes", &before, intended);
+    found.extend(doubts("después", &after, intended));
+    Ok(Compared {
+        worlds: Worlds {
+            before: WorldFigures::of(&before),
+            after: WorldFigures::of(&after),
+        },
+        doubts: found,
     })
+}
+
+/// What `run`'s ledger (its rows and their sum, counted by the harness) and
+/// the fleet's `intended` total (cents) contradict in the implementation's
+/// reconciliation of world `name` ("antes", "después"), one line each in
+/// the table's words: an observation, not a cause.
+pub fn doubts(name: &str, run: &WorldRun, intended: Money) -> Vec<String> {
+    let Some(r) = run.reconciliation else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    if r.intended != intended {
+        lines.push(format!(
+            "{name}: «Cobro correcto (intencion)» dice {}; las órdenes de la flota suman {intended}",
+            r.intended
+        ));
+    }
+    if r.charges != run.executions {
+        lines.push(format!(
+            "{name}: «cargos en el ledger» dice {}; el ledger tiene {} filas",
+            group_thousands(r.charges),
+            group_thousands(run.executions)
+        ));
+    }
+    if r.charged != run.charged {
+        lines.push(format!(
+            "{name}: «TOTAL COBRADO» dice {}; las filas del ledger suman {}",
+            r.charged, run.charged
+        ));
+    }
+    lines
+}
+
+/// The note under the table when the reconciliation disagrees with the
+/// ledger ([`Compared::doubts`]); empty when it agrees.
+pub fn doubts_section(doubts: &[String]) -> String {
+    if doubts.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\nOJO: tu reconciliación (ejercicio 3) no cuadra con el ledger de esta corrida; la tabla muestra lo que ella dijo:\n",
+    );
+    for line in doubts {
+        let _ = writeln!(out, "  - {line}");
+    }
+    out.push_str(
+        "  `cargo run -p grader -- --ejercicio reconciliacion` muestra el caso más chico en que falla.\n",
+    );
+    out
 }
 
 /// `run(false)` and `run(true)` (the worlds without and with idempotency)
@@ -263,4 +331,66 @@ pub fn to_json(scenario: &Scenario, crate_name: &str, w: &Worlds) -> serde_json:
             "sobrecobro_puntos_porcentuales": a.overcharge_pct().as_f64() - b.overcharge_pct().as_f64(),
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim::Reconciliation;
+
+    /// A world of 3 ledger rows summing $300 for orders that total $250.
+    fn run(reconciliation: Reconciliation) -> WorldRun {
+        WorldRun {
+            attempts: 4,
+            executions: 3,
+            charged: Money::from_dollars(300),
+            unconfirmed: 0,
+            reconciliation: Some(reconciliation),
+        }
+    }
+
+    #[test]
+    fn a_reconciliation_that_agrees_with_its_ledger_has_no_doubts() {
+        let right = Reconciliation {
+            intended: Money::from_dollars(250),
+            charged: Money::from_dollars(300),
+            charges: 3,
+            ..Reconciliation::default()
+        };
+        assert_eq!(
+            doubts("antes", &run(right), Money::from_dollars(250)),
+            Vec::<String>::new()
+        );
+        assert_eq!(doubts_section(&[]), "");
+    }
+
+    #[test]
+    fn each_figure_the_ledger_contradicts_is_one_line_in_the_tables_words() {
+        let wrong = Reconciliation {
+            intended: Money::from_dollars(300),
+            charged: Money::from_dollars(250),
+            charges: 2,
+            ..Reconciliation::default()
+        };
+        let found = doubts("después", &run(wrong), Money::from_dollars(250));
+        assert_eq!(
+            found,
+            [
+                "después: «Cobro correcto (intencion)» dice $300; las órdenes de la flota suman $250",
+                "después: «cargos en el ledger» dice 2; el ledger tiene 3 filas",
+                "después: «TOTAL COBRADO» dice $250; las filas del ledger suman $300",
+            ]
+        );
+        let section = doubts_section(&found[1..2]);
+        assert_eq!(
+            section,
+            "\nOJO: tu reconciliación (ejercicio 3) no cuadra con el ledger de esta corrida; la tabla muestra lo que ella dijo:\n  - después: «cargos en el ledger» dice 2; el ledger tiene 3 filas\n  `cargo run -p grader -- --ejercicio reconciliacion` muestra el caso más chico en que falla.\n"
+        );
+        // Without a reconciliation (a world run without exercise 3), nothing.
+        let unreconciled = WorldRun {
+            reconciliation: None,
+            ..run(Reconciliation::default())
+        };
+        assert!(doubts("antes", &unreconciled, Money::from_dollars(1)).is_empty());
+    }
 }

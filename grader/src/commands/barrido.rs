@@ -89,19 +89,35 @@ fn sweep_points(
     );
     let progress = Progress::bar(probabilities.len() as u64, &message);
     let mut points = Vec::with_capacity(probabilities.len());
+    let mut first_doubts = None;
     for &p in probabilities {
         let at = sweep::at(scenario, p).map_err(|message| {
             eprintln!("grader: {message}");
             ExitCode::from(2)
         })?;
-        let worlds = comparison::run_worlds(&h, &at, &progress).map_err(|verdict| {
+        let compared = comparison::run_worlds(&h, &at, &progress).map_err(|verdict| {
             comparison::explain_failure(
                 &format!("hacer el barrido (p = {})", sweep::probability(p)),
                 &verdict,
             )
         })?;
         progress.advance(1);
-        points.push(SweepPoint { p, worlds });
+        if first_doubts.is_none() && !compared.doubts.is_empty() {
+            first_doubts = Some((p, compared.doubts));
+        }
+        points.push(SweepPoint {
+            p,
+            worlds: compared.worlds,
+        });
+    }
+    // The first probability whose reconciliation disagreed with its ledger,
+    // after the bar (the chart draws what the reconciliation said).
+    if let Some((p, doubts)) = first_doubts {
+        eprint!(
+            "grader: con p = {}:{}",
+            sweep::probability(p),
+            comparison::doubts_section(&doubts)
+        );
     }
     Ok(points)
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use judge::fixture::Scenario;
 
-use crate::before_after::comparison::{self, Worlds};
+use crate::before_after::comparison::{self, Compared};
 use crate::before_after::{fleet, race};
 use crate::cli::{Cli, CompararArgs};
 use crate::commands;
@@ -34,8 +34,8 @@ pub fn run(cli: &Cli, args: &CompararArgs) -> ExitCode {
         Ok(h) => h,
         Err(cause) => return commands::build_failure(&cause),
     };
-    let worlds = match compare(&h, &scenario) {
-        Ok(w) => w,
+    let Compared { worlds, doubts } = match compare(&h, &scenario) {
+        Ok(c) => c,
         Err(code) => return code,
     };
     // Lesson 4's race, with the implementation's store (exercise 4): a
@@ -45,12 +45,16 @@ pub fn run(cli: &Cli, args: &CompararArgs) -> ExitCode {
     let race = (!args.sin_carrera).then(|| race::run(&h));
     let text = if args.json {
         let mut value = comparison::to_json(&scenario, which.crate_name(), &worlds);
+        if !doubts.is_empty() {
+            value["avisos"] = serde_json::json!(doubts);
+        }
         if let Some(race) = &race {
             value["carrera"] = race::to_json(race.as_ref());
         }
         serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
     } else {
         let mut text = comparison::render(&scenario, which.crate_name(), &worlds);
+        text.push_str(&comparison::doubts_section(&doubts));
         if let Some(race) = &race {
             text.push_str(&race::section(race.as_ref()));
         }
@@ -62,7 +66,7 @@ pub fn run(cli: &Cli, args: &CompararArgs) -> ExitCode {
 
 /// Both worlds of `scenario` in harness processes. `Err` carries the exit
 /// status after explaining the failure.
-fn compare(h: &dyn Execute, scenario: &Scenario) -> Result<Worlds, ExitCode> {
+fn compare(h: &dyn Execute, scenario: &Scenario) -> Result<Compared, ExitCode> {
     let message = format!(
         "comparando {} órdenes en los dos mundos",
         sim::money::group_thousands(scenario.fleet.order_count())

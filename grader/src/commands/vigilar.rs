@@ -230,8 +230,9 @@ fn lesson_fleet(cli: &Cli, h: &HarnessProcess) -> Fleet {
         (Ok(t), Some(expected)) => Some(escenario::compare(&expected, t).is_none()),
         _ => None,
     };
-    let worlds =
-        comparison::run_worlds(h, &scenario, &Progress::spinner("comparando")).map_err(explain);
+    let worlds = comparison::run_worlds(h, &scenario, &Progress::spinner("comparando"))
+        .map(|c| c.worlds)
+        .map_err(explain);
     Fleet {
         name: scenario.name.clone(),
         table,
