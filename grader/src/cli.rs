@@ -200,7 +200,8 @@ pub enum Command {
     /// Califica un curso entero: cada entrega de ENTREGAS (una carpeta o zip
     /// por estudiante, la exportación de Gradescope o los clones de
     /// `gh teacher download`) desde la plantilla del estudiante; escribe el
-    /// libro de notas y lo que la clase no entendió (alias: class).
+    /// libro de notas y lo que la clase no entendió; para instructores, con
+    /// `--features curso` (alias: class).
     #[command(alias = "class")]
     Curso(Box<CursoArgs>),
     /// El «después» del proyecto final medido en tu servicio de pagos real

@@ -79,9 +79,6 @@ pub fn spec(id: &str) -> Option<&'static CheckSpec> {
     CHECKS.iter().find(|c| c.id == id)
 }
 
-/// How long a check waits for the service's charge to reach the processor.
-pub const WAIT_FOR_CHARGE: Duration = Duration::from_secs(10);
-
 /// How long the other requests of a concurrent check get, while the first
 /// charge is held, to answer or to reach the processor, before the hold is
 /// released (a service that makes them wait for the first is right too,
@@ -124,6 +121,10 @@ pub struct Ctx<'a> {
     /// The end of the whole run (`--limite-corrida`): no wait of a check
     /// goes past it.
     pub deadline: Instant,
+    /// How long a check waits for the service's charge to reach the
+    /// processor: as long as one request may take (`--limite-peticion`,
+    /// 10 s by default).
+    pub wait_for_charge: Duration,
 }
 
 impl Ctx<'_> {
@@ -143,13 +144,13 @@ fn failed(expected: String, got: String, hint: &str, steps: Vec<String>) -> Verd
 }
 
 /// The first charge of a concurrent case never reached the processor
-/// within `WAIT_FOR_CHARGE`: what the service answered instead.
+/// within [`Ctx::wait_for_charge`]: what the service answered instead.
 fn never_arrived(ctx: &Ctx, order: &str, first: &Result<Answer, String>) -> Verdict {
     failed(
         "el primer cobro llega al procesador".to_string(),
         format!(
             "el servicio no llamó al procesador en {} s; respondió {}",
-            WAIT_FOR_CHARGE.as_secs(),
+            crate::process::seconds(ctx.wait_for_charge),
             answer_line(first)
         ),
         hints::STORE,
@@ -337,7 +338,7 @@ pub fn other_body(ctx: &Ctx, client: &Client) -> Verdict {
     ctx.processor.hold(order);
     let (first, other, arrived) = std::thread::scope(|s| {
         let a = s.spawn(|| client.charge(1, order, Money::from_dollars(100), Some(key)));
-        if !ctx.processor.wait_held(ctx.within(WAIT_FOR_CHARGE)) {
+        if !ctx.processor.wait_held(ctx.within(ctx.wait_for_charge)) {
             ctx.processor.release();
             return (
                 a.join().unwrap_or_else(|_| Err("pánico".into())),
@@ -401,7 +402,7 @@ pub fn concurrent(
     let mut answers: Vec<(u32, Result<Answer, String>)> = Vec::new();
     let arrived = std::thread::scope(|s| {
         let first = s.spawn(|| clients[0].charge(1, order, amount, Some(key)));
-        if !ctx.processor.wait_held(ctx.within(WAIT_FOR_CHARGE)) {
+        if !ctx.processor.wait_held(ctx.within(ctx.wait_for_charge)) {
             ctx.processor.release();
             answers.push((1, first.join().unwrap_or_else(|_| Err("pánico".into()))));
             return false;
@@ -509,7 +510,7 @@ pub fn gives_up(ctx: &Ctx, client: &Client) -> Verdict {
             hints::ANSWER,
         );
     }
-    let held = ctx.processor.wait_held(ctx.within(WAIT_FOR_CHARGE));
+    let held = ctx.processor.wait_held(ctx.within(ctx.wait_for_charge));
     drop(sent);
     ctx.timeline.push(
         Lane::Orders(1),
@@ -534,7 +535,7 @@ pub fn gives_up(ctx: &Ctx, client: &Client) -> Verdict {
             "el primer cobro llega al procesador (la request llegó entera antes de que el cliente se rindiera)".to_string(),
             format!(
                 "el servicio no llamó al procesador en {} s; el reintento: {}",
-                WAIT_FOR_CHARGE.as_secs(),
+                crate::process::seconds(ctx.wait_for_charge),
                 answer_line(&last)
             ),
             hints::NEW_KEY,

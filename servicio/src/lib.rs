@@ -210,6 +210,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
         processor: &processor,
         timeline: &timeline,
         deadline,
+        wait_for_charge: config.launch.request_limit,
     };
     // A check the run's end cut short is reported as such, not as the
     // service's mistake.
