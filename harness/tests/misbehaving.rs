@@ -1099,6 +1099,33 @@ fn sleepers_dead(dir: &Path) -> Result<String, String> {
     }
 }
 
+/// `run` on each of `items`, two at a time, the results in `items`' order.
+/// For the cases that grade one kit each with one isolation: each has its
+/// own harness processes and side folder (named after its kit), and a
+/// case's time limits count the time its harness could run (the judge's
+/// job clock), so a neighbour on the other core does not turn a verdict
+/// into a time-out. The cases that look at the whole machine (processes
+/// left behind, files) run alone, after these.
+fn two_at_a_time<T: Sync, R: Send>(items: &[T], run: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: std::sync::Mutex<Vec<(usize, R)>> = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let r = run(item);
+                    done.lock().unwrap().push((i, r));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap();
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some(CHILD_FLAG) {
@@ -1107,15 +1134,12 @@ fn main() {
     }
     let catalog = catalog();
     assert_eq!(catalog.scenarios.len(), SCENARIOS.len(), "fixtures missing");
-    let mut results: Vec<(String, Result<String, String>)> = CASES
-        .iter()
-        .map(|case| {
-            (
-                format!("{} ({})", case.kit, case.what),
-                judge(case, &catalog, Isolation::unsandboxed()),
-            )
-        })
-        .collect();
+    let mut results: Vec<(String, Result<String, String>)> = two_at_a_time(CASES, |case| {
+        (
+            format!("{} ({})", case.kit, case.what),
+            judge(case, &catalog, Isolation::unsandboxed()),
+        )
+    });
     // The process kit's `sleep 30` must not hold the judge: its whole
     // grading takes about a second.
     let side_effects: [SideEffects; 4] = [
@@ -1164,12 +1188,16 @@ fn main() {
     // Plain (macOS, Windows): the same verdicts with no limit but time. A
     // grading that ends proves the kill: the judge waits for each process
     // it kills. Not unbounded memory: only the machine would stop it.
-    for case in CASES.iter().filter(|c| c.kit != "MemoryHungryClient") {
-        results.push((
+    let plain: Vec<&Case> = CASES
+        .iter()
+        .filter(|c| c.kit != "MemoryHungryClient")
+        .collect();
+    results.extend(two_at_a_time(&plain, |case| {
+        (
             format!("{} ({}) sin sandbox", case.kit, case.what),
             judge(case, &catalog, Isolation::Plain),
-        ));
-    }
+        )
+    }));
     results.push((
         "ProcessLeavingServer (deja un proceso corriendo) sin sandbox".to_string(),
         full_marks(
@@ -1187,12 +1215,13 @@ fn main() {
     match judge::runner::sandbox::Sandbox::detect() {
         Ok(Some(sandbox)) => {
             let confined = Isolation::Confined(Some(sandbox));
-            for case in CASES.iter().filter(|c| ROUND_4.contains(&c.kit)) {
-                results.push((
+            let round_4: Vec<&Case> = CASES.iter().filter(|c| ROUND_4.contains(&c.kit)).collect();
+            results.extend(two_at_a_time(&round_4, |case| {
+                (
                     format!("{} ({}) en el sandbox", case.kit, case.what),
                     judge(case, &catalog, confined),
-                ));
-            }
+                )
+            }));
             for &(kit, what, within, prepare, after) in
                 side_effects.iter().filter(|s| ROUND_4.contains(&s.0))
             {
