@@ -399,6 +399,48 @@ fn orphans_named(text: &str) -> Vec<i32> {
     list.split(',').map(|p| p.trim().parse().unwrap()).collect()
 }
 
+/// A process that forks a child and exits every 2 ms, outside the
+/// service's group, is gone when the service stops: three runs. (The sweep
+/// that scanned all of `/proc` each time let it escape once in five, and
+/// with the thousands of zombies it leaves in a longer run took minutes.)
+#[cfg(target_os = "linux")]
+#[test]
+fn a_hopper_that_forks_and_exits_every_2_ms_is_stopped_too() {
+    // Each one's `/proc/PID/stat` (its state and parent), to tell.
+    let hoppers = || -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                std::fs::read(e.path().join("cmdline"))
+                    .is_ok_and(|c| c.windows(18).any(|w| w == b"basura.py\0saltarin"))
+            })
+            .map(|e| std::fs::read_to_string(e.path().join("stat")).unwrap_or_default())
+            .collect()
+    };
+    for run in 0..3 {
+        let o = python(
+            "basura.py saltarin",
+            small_fleet(),
+            &["reintento-mismo-cargo"],
+        );
+        assert_eq!(o.checks.len(), 1, "{:#?}", o.checks);
+        // One killed a moment ago may still be exiting: none left within
+        // a second, and none a moment later (an escaped one never stops).
+        let deadline = std::time::Instant::now() + Duration::from_secs(1);
+        while !hoppers().is_empty() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(
+            hoppers(),
+            Vec::<String>::new(),
+            "run {run}: a hopper outlived its service (the test is {})",
+            std::process::id()
+        );
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn what_a_service_starts_outside_its_group_is_stopped_with_it() {

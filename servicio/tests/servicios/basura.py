@@ -7,6 +7,8 @@ POST /charges responde según el primer argumento:
   siempre409  responde 409 a todo, sin cobrar nunca
   huerfanos  deja dos procesos fuera de su grupo (una sesión propia, y un
           hijo de un shell que ya terminó) y responde sus pids en JSON
+  saltarin  deja un proceso fuera de su grupo que cada 2 ms crea un hijo
+          y termina (un «saltarín»: nunca es el mismo pid)
 y con un cuerpo válido (cobra cada vez, como ignora_key.py), en otro
 encuadre de HTTP/1.1 que el kit debe leer:
   chunked  Transfer-Encoding: chunked, en trozos de 7 bytes
@@ -37,6 +39,13 @@ if MODE == "huerfanos":
         start_new_session=True,
     )
     ORPHANS.append(int(shell.stdout.strip()))
+if MODE == "saltarin":
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            time.sleep(0.002)
+            if os.fork() > 0:
+                os._exit(0)
 
 
 class Handler(BaseHTTPRequestHandler):
