@@ -308,7 +308,6 @@ mod imp {
         }
     }
 
-    /// The command line that runs check `id` alone: this run's own
     /// The line in place of the before/after table when one of the two
     /// fleets did not finish: which one, and where its check says why.
     /// Nothing when no fleet was asked for or one of them was left out
@@ -331,6 +330,7 @@ mod imp {
         )
     }
 
+    /// The command line that runs check `id` alone: this run's own
     /// arguments after `servicio`, without the output flags and other
     /// `--verificacion`s.
     fn repro_command(id: &str) -> String {
