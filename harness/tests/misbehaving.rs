@@ -1100,12 +1100,14 @@ fn sleepers_dead(dir: &Path) -> Result<String, String> {
 }
 
 /// `run` on each of `items`, two at a time, the results in `items`' order.
-/// For the cases that grade one kit each with one isolation: each has its
-/// own harness processes and side folder (named after its kit), and a
-/// case's time limits count the time its harness could run (the judge's
-/// job clock), so a neighbour on the other core does not turn a verdict
-/// into a time-out. The cases that look at the whole machine (processes
-/// left behind, files) run alone, after these.
+/// For the cases that grade one kit each, unsandboxed or plain (as `curso`
+/// grades a class): each has its own harness processes and side folder
+/// (named after its kit), and a case's time limits count the time its
+/// harness could run (the judge's job clock), so a neighbour on the other
+/// core does not turn a verdict into a time-out. Not in the sandbox, whose
+/// runs kill their user's processes at their end, nor for the cases that
+/// look at the whole machine (processes left behind, files): those run
+/// alone, after these.
 fn two_at_a_time<T: Sync, R: Send>(items: &[T], run: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let done: std::sync::Mutex<Vec<(usize, R)>> = std::sync::Mutex::new(Vec::new());
@@ -1215,13 +1217,15 @@ fn main() {
     match judge::runner::sandbox::Sandbox::detect() {
         Ok(Some(sandbox)) => {
             let confined = Isolation::Confined(Some(sandbox));
-            let round_4: Vec<&Case> = CASES.iter().filter(|c| ROUND_4.contains(&c.kit)).collect();
-            results.extend(two_at_a_time(&round_4, |case| {
-                (
+            // One at a time: the end of a run in the sandbox kills every
+            // process of the sandbox's user, a neighbour's too (an abort
+            // was once told as SIGKILL).
+            for case in CASES.iter().filter(|c| ROUND_4.contains(&c.kit)) {
+                results.push((
                     format!("{} ({}) en el sandbox", case.kit, case.what),
                     judge(case, &catalog, confined),
-                )
-            }));
+                ));
+            }
             for &(kit, what, within, prepare, after) in
                 side_effects.iter().filter(|s| ROUND_4.contains(&s.0))
             {
