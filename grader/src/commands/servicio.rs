@@ -313,15 +313,18 @@ mod imp {
     /// Nothing when no fleet was asked for or one of them was left out
     /// (`--verificacion`).
     fn missing_table(outcome: &servicio::Outcome, config: &servicio::Config) -> String {
+        if !(config.wants("flota-sin-key") && config.wants("flota-con-key")) {
+            return String::new();
+        }
         let missing: Vec<String> = [
             (&outcome.before, "flota-sin-key", "«antes» (sin key)"),
             (&outcome.after, "flota-con-key", "«después» (con key)"),
         ]
         .into_iter()
-        .filter(|(world, id, _)| world.is_none() && config.wants(id))
+        .filter(|(world, _, _)| world.is_none())
         .map(|(_, id, name)| format!("la flota {name} no terminó (ver {id} abajo)"))
         .collect();
-        if missing.is_empty() || !(config.wants("flota-sin-key") && config.wants("flota-con-key")) {
+        if missing.is_empty() {
             return String::new();
         }
         format!(
