@@ -11,7 +11,7 @@ use sim::Money;
 use judge::verdict::Verdict;
 
 use crate::client::{Answer, Client};
-use crate::processor::Processor;
+use crate::processor::{Charge, Processor};
 use crate::timeline::{Lane, Timeline};
 
 /// A check of the contract.
@@ -110,6 +110,45 @@ pub mod hints {
     pub const ANSWER: &str = "cada request termina con una respuesta HTTP: dentro del límite por petición (--limite-peticion), con un cuerpo JSON pequeño (de a lo más 1 MiB) y sin cerrar la conexión antes de responder";
     /// Indefinite.
     pub const GIVE_UP: &str = "un cliente que corta la conexión no deshace el cobro: el reintento con la misma key tiene que encontrar la key reclamada (409 mientras sigue en curso, o el resultado guardado), nunca cobrar otra vez";
+
+    /// A success that names a charge the processor never made for that
+    /// order in this run: observed, whatever else the check saw.
+    pub fn unknown_charge(order_id: &str, charge_id: &str) -> String {
+        format!(
+            "tu servicio respondió {charge_id} a {order_id}, pero el procesador de esta corrida nunca hizo ese cargo para esa orden: el resultado salió de algo guardado antes de esta verificación (una base de datos fuera de DATA_DIR, en una ruta fija, sobrevive de una corrida a otra) o el servicio lo inventó. Guarda el store solo en DATA_DIR (el kit te da uno vacío en cada verificación) y responde el charge_id que devolvió POST $PROCESSOR_URL/charges"
+        )
+    }
+}
+
+/// `v` with the hint [`hints::unknown_charge`] when it failed and one of
+/// `answered` (`(order_id, charge_id)`, what the service answered during
+/// the check) names a charge that `ledger` (the processor's record of the
+/// same run) does not have for that order; `v` unchanged otherwise.
+pub fn unknown_charge(v: Verdict, answered: &[(String, String)], ledger: &[Charge]) -> Verdict {
+    let unknown = answered.iter().find(|(order, id)| {
+        !ledger
+            .iter()
+            .any(|c| &c.order_id == order && &c.charge_id == id)
+    });
+    match (v, unknown) {
+        (
+            Verdict::Failed {
+                expected,
+                got,
+                steps,
+                owner,
+                ..
+            },
+            Some((order, id)),
+        ) => Verdict::Failed {
+            expected,
+            got,
+            hint: hints::unknown_charge(order, id),
+            steps,
+            owner,
+        },
+        (v, _) => v,
+    }
 }
 
 /// What a check needs: the processor, a client (or two) and the timeline.
@@ -128,11 +167,6 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// `limit`, cut to what is left of the run.
-    fn within(&self, limit: Duration) -> Duration {
-        limit.min(self.deadline.saturating_duration_since(Instant::now()))
-    }
-
     /// The instant `limit` from now, or the run's end if it comes first.
     fn until(&self, limit: Duration) -> Instant {
         (Instant::now() + limit).min(self.deadline)
@@ -145,14 +179,10 @@ fn failed(expected: String, got: String, hint: &str, steps: Vec<String>) -> Verd
 
 /// The first charge of a concurrent case never reached the processor
 /// within [`Ctx::wait_for_charge`]: what the service answered instead.
-fn never_arrived(ctx: &Ctx, order: &str, first: &Result<Answer, String>) -> Verdict {
+fn never_arrived(ctx: &Ctx, wait: Wait, order: &str, first: &Result<Answer, String>) -> Verdict {
     failed(
         "el primer cobro llega al procesador".to_string(),
-        format!(
-            "el servicio no llamó al procesador en {} s; respondió {}",
-            crate::process::seconds(ctx.wait_for_charge),
-            answer_line(first)
-        ),
+        format!("{}; respondió {}", wait.no_charge(ctx), answer_line(first)),
         hints::STORE,
         ctx.timeline.steps(order),
     )
@@ -338,12 +368,13 @@ pub fn other_body(ctx: &Ctx, client: &Client) -> Verdict {
     ctx.processor.hold(order);
     let (first, other, arrived) = std::thread::scope(|s| {
         let a = s.spawn(|| client.charge(1, order, Money::from_dollars(100), Some(key)));
-        if !ctx.processor.wait_held(ctx.within(ctx.wait_for_charge)) {
+        let wait = held_unless(ctx, || a.is_finished());
+        if wait != Wait::Held {
             ctx.processor.release();
             return (
                 a.join().unwrap_or_else(|_| Err("pánico".into())),
                 None,
-                false,
+                wait,
             );
         }
         let b = s.spawn(|| client.charge(2, order, Money::from_dollars(200), Some(key)));
@@ -359,11 +390,11 @@ pub fn other_body(ctx: &Ctx, client: &Client) -> Verdict {
         record(ctx.timeline, 2, order, &other);
         let first = a.join().unwrap_or_else(|_| Err("pánico".into()));
         record(ctx.timeline, 1, order, &first);
-        (first, Some(other), true)
+        (first, Some(other), Wait::Held)
     });
     let (n, _) = money_list(ctx.processor, order);
-    if !arrived {
-        return never_arrived(ctx, order, &first);
+    if arrived != Wait::Held {
+        return never_arrived(ctx, arrived, order, &first);
     }
     let other = other.unwrap_or_else(|| Err(String::new()));
     let in_flight_ok = other
@@ -402,10 +433,13 @@ pub fn concurrent(
     let mut answers: Vec<(u32, Result<Answer, String>)> = Vec::new();
     let arrived = std::thread::scope(|s| {
         let first = s.spawn(|| clients[0].charge(1, order, amount, Some(key)));
-        if !ctx.processor.wait_held(ctx.within(ctx.wait_for_charge)) {
+        // An answer before any charge: the service did not call the
+        // processor, and waiting longer shows nothing more.
+        let wait = held_unless(ctx, || first.is_finished());
+        if wait != Wait::Held {
             ctx.processor.release();
             answers.push((1, first.join().unwrap_or_else(|_| Err("pánico".into()))));
-            return false;
+            return wait;
         }
         let others: Vec<_> = clients[1..]
             .iter()
@@ -436,11 +470,11 @@ pub fn concurrent(
         let r = first.join().unwrap_or_else(|_| Err("pánico".into()));
         record(ctx.timeline, 1, order, &r);
         answers.insert(0, (1, r));
-        true
+        Wait::Held
     });
     let charges = ctx.processor.charges_for(order);
-    if !arrived {
-        return never_arrived(ctx, order, &answers[0].1);
+    if arrived != Wait::Held {
+        return never_arrived(ctx, arrived, order, &answers[0].1);
     }
     // One more retry, alone, after everything (the stored result).
     let last_lane = clients.len() as u32 + 1;
@@ -502,16 +536,21 @@ pub fn gives_up(ctx: &Ctx, client: &Client) -> Verdict {
         "envio",
         format!("POST /charges {order} {amount} Idempotency-Key: {key}"),
     );
-    if let Err(e) = &sent {
-        ctx.processor.release();
-        return Verdict::failed(
-            "el servicio acepta la request",
-            format!("no se pudo enviar la request: {e}"),
-            hints::ANSWER,
-        );
-    }
-    let held = ctx.processor.wait_held(ctx.within(ctx.wait_for_charge));
-    drop(sent);
+    let stream = match sent {
+        Ok(stream) => stream,
+        Err(e) => {
+            ctx.processor.release();
+            return Verdict::failed(
+                "el servicio acepta la request",
+                format!("no se pudo enviar la request: {e}"),
+                hints::ANSWER,
+            );
+        }
+    };
+    // An answer (or a close) before any charge: the service did not call
+    // the processor, and waiting longer shows nothing more.
+    let held = held_unless(ctx, || answered_already(&stream));
+    drop(stream);
     ctx.timeline.push(
         Lane::Orders(1),
         order,
@@ -530,14 +569,10 @@ pub fn gives_up(ctx: &Ctx, client: &Client) -> Verdict {
         }
         std::thread::sleep(Duration::from_millis(100));
     };
-    if !held {
+    if held != Wait::Held {
         return failed(
             "el primer cobro llega al procesador (la request llegó entera antes de que el cliente se rindiera)".to_string(),
-            format!(
-                "el servicio no llamó al procesador en {} s; el reintento: {}",
-                crate::process::seconds(ctx.wait_for_charge),
-                answer_line(&last)
-            ),
+            format!("{}; el reintento: {}", held.no_charge(ctx), answer_line(&last)),
             hints::NEW_KEY,
             ctx.timeline.steps(order),
         );
@@ -562,6 +597,69 @@ pub fn gives_up(ctx: &Ctx, client: &Client) -> Verdict {
         hints::GIVE_UP,
         ctx.timeline.steps(order),
     )
+}
+
+/// How the wait for a held charge ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    /// The charge reached the processor (and is held there).
+    Held,
+    /// The service answered (or closed the connection) first: it did not
+    /// call the processor for that request.
+    AnsweredFirst,
+    /// Neither, within [`Ctx::wait_for_charge`] (or the run's end).
+    TimedOut,
+}
+
+impl Wait {
+    /// What the check saw instead of the charge, in Spanish.
+    fn no_charge(self, ctx: &Ctx) -> String {
+        match self {
+            Wait::AnsweredFirst => {
+                "el servicio terminó la request sin llamar al procesador".to_string()
+            }
+            _ => format!(
+                "el servicio no llamó al procesador en {} s",
+                crate::process::seconds(ctx.wait_for_charge)
+            ),
+        }
+    }
+}
+
+/// Waits up to [`Ctx::wait_for_charge`] for the armed hold's charge to
+/// reach the processor, or until `answered` says the service already
+/// answered without it.
+fn held_unless(ctx: &Ctx, answered: impl Fn() -> bool) -> Wait {
+    let until = ctx.until(ctx.wait_for_charge);
+    loop {
+        let now = Instant::now();
+        if ctx
+            .processor
+            .wait_held(Duration::from_millis(20).min(until.saturating_duration_since(now)))
+        {
+            return Wait::Held;
+        }
+        if answered() {
+            return Wait::AnsweredFirst;
+        }
+        if Instant::now() >= until {
+            return Wait::TimedOut;
+        }
+    }
+}
+
+/// Whether the service wrote something back (or closed) on `stream`,
+/// without reading or waiting.
+fn answered_already(stream: &std::net::TcpStream) -> bool {
+    if stream.set_nonblocking(true).is_err() {
+        return false;
+    }
+    let seen = !matches!(
+        stream.peek(&mut [0u8; 1]),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock
+    );
+    let _ = stream.set_nonblocking(false);
+    seen
 }
 
 /// Writes one `POST /charges` on a raw connection and returns it, open,

@@ -161,7 +161,11 @@ impl Client {
         let response = request
             .send(body.to_string())
             .map_err(|e| transport_error(&e, "POST /charges"))?;
-        read_answer(response)
+        let answer = read_answer(response)?;
+        if let Some(c) = &answer.charge {
+            self.timeline.note_answer(order_id, &c.charge_id);
+        }
+        Ok(answer)
     }
 
     /// `GET /health`'s status.

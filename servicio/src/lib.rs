@@ -212,6 +212,11 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
         deadline,
         wait_for_charge: config.launch.request_limit,
     };
+    // What the service answered during a check (from `mark` on) against
+    // the processor's record: a charge it never made is said as observed.
+    let unknown = |mark: usize, v: Verdict| {
+        checks::unknown_charge(v, &timeline.answered()[mark..], &processor.ledger())
+    };
     // A check the run's end cut short is reported as such, not as the
     // service's mistake.
     let cut = |v: Verdict| {
@@ -260,6 +265,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                         }
                     }
                     let c = service.client.clone();
+                    let mark = timeline.answered().len();
                     let v = if Instant::now() >= deadline {
                         out_of_time(config.run_limit)
                     } else {
@@ -277,7 +283,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                             _ => checks::gives_up(&ctx, &c),
                         }
                     };
-                    let v = cut(died(v, &mut [&mut service]));
+                    let v = cut(died(unknown(mark, v), &mut [&mut service]));
                     verdicts.push((id, v));
                 }
                 service.stop();
@@ -286,6 +292,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
     }
 
     if wanted("dos-instancias") {
+        let mark = timeline.answered().len();
         let v = if Instant::now() >= deadline {
             out_of_time(config.run_limit)
         } else {
@@ -319,10 +326,11 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                 }
             }
         };
-        verdicts.push(("dos-instancias", cut(v)));
+        verdicts.push(("dos-instancias", cut(unknown(mark, v))));
     }
 
     if wanted("reinicio") {
+        let mark = timeline.answered().len();
         let v = if Instant::now() >= deadline {
             out_of_time(config.run_limit)
         } else {
@@ -335,7 +343,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                 }),
             }
         };
-        verdicts.push(("reinicio", cut(v)));
+        verdicts.push(("reinicio", cut(unknown(mark, v))));
     }
 
     drop(processor);
@@ -600,5 +608,18 @@ fn fleet_verdict(w: &WorldRun, want: &WorldFigures, with_keys: bool) -> Verdict 
             ));
         }
     }
-    Verdict::failed(line(want), line(got), hint).with_steps(steps)
+    let answered: Vec<(String, String)> = w
+        .orders
+        .iter()
+        .flat_map(|o| {
+            o.attempts
+                .iter()
+                .filter_map(|a| a.charge_id.clone().map(|id| (o.order_id.clone(), id)))
+        })
+        .collect();
+    checks::unknown_charge(
+        Verdict::failed(line(want), line(got), hint).with_steps(steps),
+        &answered,
+        &w.ledger,
+    )
 }

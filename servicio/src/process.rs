@@ -113,7 +113,11 @@ impl Service {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        let child = spawn(&mut command).map_err(|e| {
+        // What it leaves outside its group is handed to the kit, not to
+        // init, and swept when it stops.
+        #[cfg(target_os = "linux")]
+        judge::runner::tree::become_subreaper();
+        let child = judge::runner::cleanup::spawn_tracked(&mut command).map_err(|e| {
             (
                 format!(
                     "no se pudo ejecutar el comando «{}»: {}",
@@ -123,15 +127,6 @@ impl Service {
                 false,
             )
         })?;
-        if let Err(e) = judge::runner::cleanup::track_group(&child) {
-            let mut s = Service {
-                child: Some(child),
-                log,
-                client: Client::new("http://127.0.0.1:0", launch.request_limit, timeline.clone()),
-            };
-            s.kill();
-            return Err((e.to_string(), false));
-        }
         let base = format!("http://127.0.0.1:{port}");
         let mut service = Service {
             child: Some(child),
@@ -238,41 +233,10 @@ impl Service {
         }
         let _ = child.wait();
         judge::runner::cleanup::untrack_group(child.id());
+        // What it left outside its group, handed to the kit.
         #[cfg(target_os = "linux")]
-        {
-            let mut leaders = leaders();
-            leaders.retain(|&p| p != child.id() as i32);
-            judge::runner::tree::sweep(&leaders);
-        }
+        judge::runner::cleanup::sweep_orphans();
     }
-}
-
-/// The leaders of the services running now: the kit's own children, not
-/// orphans to sweep. Held while a service is spawned and while a sweep
-/// looks for orphans, so a service of another thread is never taken for
-/// one.
-#[cfg(target_os = "linux")]
-static LEADERS: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
-
-#[cfg(target_os = "linux")]
-fn leaders() -> std::sync::MutexGuard<'static, Vec<i32>> {
-    LEADERS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Spawns the service; on Linux the kit becomes the subreaper of what it
-/// starts (what it leaves behind is handed to the kit, not to init, and
-/// [`judge::runner::tree::sweep`] finds it) and its leader is registered.
-fn spawn(command: &mut Command) -> std::io::Result<Child> {
-    #[cfg(target_os = "linux")]
-    {
-        judge::runner::tree::become_subreaper();
-        let mut leaders = leaders();
-        let child = command.spawn()?;
-        leaders.push(child.id() as i32);
-        Ok(child)
-    }
-    #[cfg(not(target_os = "linux"))]
-    command.spawn()
 }
 
 impl Drop for Service {

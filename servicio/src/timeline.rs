@@ -53,6 +53,9 @@ pub struct Event {
 pub struct Timeline {
     start: Instant,
     events: Arc<Mutex<Vec<Event>>>,
+    /// Every charge the service answered: the order asked for and the
+    /// `charge_id` it named, in order (see [`Timeline::answered`]).
+    answered: Arc<Mutex<Vec<(String, String)>>>,
 }
 
 impl Default for Timeline {
@@ -67,7 +70,27 @@ impl Timeline {
         Timeline {
             start: Instant::now(),
             events: Arc::default(),
+            answered: Arc::default(),
         }
+    }
+
+    /// Records that the service answered `charge_id` to a charge of
+    /// `order_id` (the client does, for every success it reads).
+    pub fn note_answer(&self, order_id: &str, charge_id: &str) {
+        self.answered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((order_id.to_string(), charge_id.to_string()));
+    }
+
+    /// The charges the service answered so far, `(order_id, charge_id)` in
+    /// order: a check compares the ones it caused with the processor's
+    /// record ([`crate::checks::unknown_charge`]).
+    pub fn answered(&self) -> Vec<(String, String)> {
+        self.answered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Records an event.

@@ -331,12 +331,17 @@ fn a_client_that_gives_up_needs_a_charge_and_an_answer_to_its_retry() {
     // Side by side: each waits for the charge as long as a request may
     // take (here 1 s).
     std::thread::scope(|s| {
-        for (mode, retry) in [
+        for (mode, first, retry) in [
             (
                 "lenta",
+                "el servicio no llamó al procesador en 1 s",
                 "sin respuesta (POST /charges: el servicio no respondió dentro del límite de tiempo por petición)",
             ),
-            ("siempre409", "409"),
+            (
+                "siempre409",
+                "el servicio terminó la request sin llamar al procesador",
+                "409",
+            ),
         ] {
             s.spawn(move || {
                 let mut c = config(
@@ -350,14 +355,69 @@ fn a_client_that_gives_up_needs_a_charge_and_an_answer_to_its_retry() {
                 let text = v.explanation().join("\n");
                 assert!(!v.passed(), "{mode}: {text}");
                 assert!(
-                    text.contains(&format!(
-                        "obtenido: el servicio no llamó al procesador en 1 s; el reintento: {retry}"
-                    )),
+                    text.contains(&format!("obtenido: {first}; el reintento: {retry}")),
                     "{mode}: {text}"
                 );
             });
         }
     });
+}
+
+#[test]
+fn a_store_outside_data_dir_is_named_by_the_charge_ids_the_processor_never_made() {
+    // The reference's database in a folder of its own: the first run
+    // passes; the second finds the first's keys and answers their charge
+    // ids without calling the processor. The hint says what was observed
+    // (no wait of 10 s for a charge that is not coming).
+    let store = std::env::temp_dir().join(format!("kit-fuera-{}", std::process::id()));
+    std::fs::create_dir_all(&store).unwrap();
+    let checks = [
+        "flota-con-key",
+        "reintento-mismo-cargo",
+        "reintentos-concurrentes",
+        "cliente-que-abandona",
+    ];
+    let command = format!("python3 fuera_de_data_dir.py {}", store.display());
+    let first = servicio::run(&config(&command, small_fleet(), &checks)).unwrap();
+    assert_eq!(failing(&first), Vec::<&str>::new());
+    let started = std::time::Instant::now();
+    let second = servicio::run(&config(&command, small_fleet(), &checks)).unwrap();
+    let elapsed = started.elapsed();
+    std::fs::remove_dir_all(&store).unwrap();
+    assert_eq!(failing(&second), checks);
+    for (id, order, said) in [
+        ("flota-con-key", "ord_0001", "24 intentos, 0 cargos"),
+        ("reintento-mismo-cargo", "ord_9101", "primera: 200 ch_"),
+        (
+            "reintentos-concurrentes",
+            "ord_9301",
+            "el servicio terminó la request sin llamar al procesador; respondió 200 ch_",
+        ),
+        (
+            "cliente-que-abandona",
+            "ord_9401",
+            "el servicio terminó la request sin llamar al procesador; el reintento: 200 ch_",
+        ),
+    ] {
+        let Verdict::Failed { got, hint, .. } = verdict(&second, id) else {
+            panic!("{id}: {:?}", verdict(&second, id))
+        };
+        assert!(got.contains(said), "{id}: {got}");
+        assert!(
+            hint.starts_with("tu servicio respondió ch_"),
+            "{id}: {hint}"
+        );
+        assert!(
+            hint.contains(&format!(
+                " a {order}, pero el procesador de esta corrida nunca hizo ese cargo"
+            )),
+            "{id}: {hint}"
+        );
+        assert!(hint.contains("fuera de DATA_DIR"), "{id}: {hint}");
+    }
+    // Each check stopped waiting when the answer came: well under one
+    // request limit (10 s) per check.
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
 }
 
 #[test]

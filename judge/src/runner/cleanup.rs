@@ -38,27 +38,40 @@ static SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// (`vigilar`: the terminal's normal mode).
 static RESTORE: Mutex<Option<fn()>> = Mutex::new(None);
 
-/// Records a harness process (on unix, its process group; on Windows it
-/// joins the judge's job), to kill if the judge stops first.
+/// Starts `command` and records the process (on unix, the leader of its
+/// process group; on Windows it joins the judge's job), to kill if the
+/// judge stops first: a harness, or `servicio`'s service. One step under
+/// one lock, so that no [`sweep_orphans`] of another thread sees the new
+/// process before it is recorded and takes it for an orphan.
 ///
 /// # Errors
-/// When [`shutdown`] has begun: the harness must not start.
-pub fn track_group(child: &std::process::Child) -> std::io::Result<()> {
+/// The spawn's error; or [`shutdown`] has begun, and nothing is started.
+pub fn spawn_tracked(command: &mut std::process::Command) -> std::io::Result<std::process::Child> {
     let mut groups = lock(&GROUPS);
     if STOPPING.load(Ordering::SeqCst) {
         return Err(std::io::Error::other("el grader se está cerrando"));
     }
+    let child = command.spawn()?;
     #[cfg(windows)]
-    job::add(child);
+    job::add(&child);
     if let Ok(pid) = i32::try_from(child.id()) {
         groups.push(pid);
     }
-    Ok(())
+    Ok(child)
 }
 
 /// Forgets a harness process group that has ended.
 pub fn untrack_group(pid: u32) {
     lock(&GROUPS).retain(|&g| i32::try_from(pid) != Ok(g));
+}
+
+/// Stops and reaps what the processes of [`spawn_tracked`] left to the
+/// judge as their subreaper ([`super::tree::sweep`]), the processes still
+/// recorded left alone. Holds the record while it looks (at most ~1 s).
+#[cfg(target_os = "linux")]
+pub fn sweep_orphans() {
+    let groups = lock(&GROUPS);
+    super::tree::sweep(&groups);
 }
 
 /// Whether [`shutdown`] has begun.

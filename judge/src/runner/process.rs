@@ -490,14 +490,8 @@ impl HarnessProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let cell = self.isolation.prepare(&mut cmd, cpu_seconds)?;
-        match cmd.spawn() {
-            Ok(mut child) => match cleanup::track_group(&child) {
-                Ok(()) => Ok((child, cell)),
-                Err(e) => {
-                    self.end(&mut child, cell.as_ref());
-                    Err(e)
-                }
-            },
+        match cleanup::spawn_tracked(&mut cmd) {
+            Ok(child) => Ok((child, cell)),
             Err(e) => {
                 self.isolation.release(cell.as_ref());
                 Err(e)

@@ -3,7 +3,7 @@
 //! daemon's double fork). A command that starts such processes (`servicio`:
 //! the student's service) makes the judge their subreaper
 //! ([`become_subreaper`]), so what they leave is handed to the judge, not
-//! to init: [`sweep`] stops it when the service stops, and
+//! to init: [`super::cleanup::sweep_orphans`] stops it when the service stops, and
 //! [`super::cleanup::shutdown`] on every way out (Ctrl-C included).
 
 use std::collections::HashMap;
@@ -78,7 +78,7 @@ pub fn signal(pids: &[i32], signal: Signal) {
 }
 
 /// Stops and reaps what was handed to the judge as subreaper (its children
-/// other than `leaders`, the processes it started itself and still runs,
+/// other than `tracked`, the processes it started itself and still runs,
 /// and all they started), until none is left for three looks in a row (at
 /// most ~1 s).
 ///
@@ -88,7 +88,7 @@ pub fn signal(pids: &[i32], signal: Signal) {
 /// process that forks and exits every few milliseconds (a "hopper") cannot
 /// outrun that; it did outrun whole `/proc` scans (1 run in 5). Where the
 /// kernel has no such file, the whole process table is read instead.
-pub fn sweep(leaders: &[i32]) {
+pub(super) fn sweep(tracked: &[i32]) {
     let me = std::process::id() as i32;
     let started = Instant::now();
     let mut quiet = 0;
@@ -102,7 +102,7 @@ pub fn sweep(leaders: &[i32]) {
                 .collect(),
         }
         .into_iter()
-        .filter(|pid| !leaders.contains(pid))
+        .filter(|pid| !tracked.contains(pid))
         .collect();
         if adopted.is_empty() {
             quiet += 1;

@@ -1,0 +1,15 @@
+"""Servicio equivocado: el de referencia, pero su base vive en la carpeta
+que se le da (`python3 fuera_de_data_dir.py /ruta`), fuera de DATA_DIR. La
+primera corrida pasa todo; la siguiente encuentra las keys de la anterior y
+responde charge_ids que el procesador de esa corrida nunca dio."""
+
+import sys
+
+import comun
+
+comun.DATA_DIR = sys.argv[1]
+
+import referencia  # noqa: E402  (lee comun.DATA_DIR al importarse)
+
+if __name__ == "__main__":
+    comun.serve(referencia.charge)
