@@ -14,6 +14,7 @@ pub mod checks;
 pub mod client;
 pub mod fleet;
 pub mod html;
+pub mod identity;
 pub mod process;
 pub mod processor;
 pub mod report;
@@ -28,6 +29,7 @@ use sim::Fleet;
 
 use crate::checks::{CHECKS, CheckSpec, Ctx};
 use crate::fleet::WorldRun;
+use crate::identity::Identity;
 use crate::process::{Launch, Service};
 use crate::processor::Processor;
 use crate::timeline::{Lane, Timeline};
@@ -112,13 +114,13 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
     );
     let logs = scratch.0.join("salida");
     std::fs::create_dir_all(&logs).map_err(|e| e.to_string())?;
+    // Who the services run as (not root: see `identity`); dropped after
+    // every service of the run has stopped.
+    let identity = Identity::detect()?;
     let mut fresh_dirs = 0u32;
     let mut fresh_dir = || -> Result<std::path::PathBuf, String> {
         fresh_dirs += 1;
-        let dir = scratch.0.join(format!("data-{fresh_dirs}"));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("no se pudo crear {}: {e}", dir.display()))?;
-        Ok(dir)
+        identity.data_dir(&scratch.0, &format!("data-{fresh_dirs}"))
     };
     let mut outcome = Outcome {
         before: None,
@@ -135,13 +137,20 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
         launch.ready_within = launch
             .ready_within
             .min(deadline.saturating_duration_since(Instant::now()));
-        let s = Service::start(&launch, dir, processor.url(), &logs, timeline).map(|mut s| {
-            s.client = s.client.clone().until(deadline);
-            s
-        });
+        let s = Service::start(&launch, &identity, dir, processor.url(), &logs, timeline).map(
+            |mut s| {
+                s.client = s.client.clone().until(deadline);
+                s
+            },
+        );
         let first = !started_once;
         started_once = true;
         s.map_err(|e| {
+            // Who it ran as, when not the kit's own user.
+            let e = match identity.said() {
+                Some(line) => format!("{e}\n{line}"),
+                None => e,
+            };
             // The wait was cut to what was left of the run: say so (the
             // first start's error ends the run with exit 2).
             let cut = launch.ready_within < config.launch.ready_within;

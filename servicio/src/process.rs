@@ -17,6 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::client::Client;
+use crate::identity::Identity;
 use crate::timeline::Timeline;
 
 /// How a service is started.
@@ -53,24 +54,26 @@ fn free_port() -> Result<u16, String> {
 }
 
 impl Service {
-    /// Starts `launch` on `data_dir` with the processor at `processor_url`
-    /// and waits until it is ready; its output goes to `log_dir`.
+    /// Starts `launch` as `identity` on `data_dir` with the processor at
+    /// `processor_url` and waits until it is ready; its output goes to
+    /// `log_dir`.
     ///
     /// # Errors
     /// Why it is not ready (exited, never answered 200 in time), with the
     /// last lines of its output, in Spanish.
     pub fn start(
         launch: &Launch,
+        identity: &Identity,
         data_dir: &Path,
         processor_url: &str,
         log_dir: &Path,
         timeline: &Timeline,
     ) -> Result<Service, String> {
-        match Service::start_once(launch, data_dir, processor_url, log_dir, timeline) {
+        match Service::start_once(launch, identity, data_dir, processor_url, log_dir, timeline) {
             // The port may have been taken between the pick and the bind:
             // once more, with another port, when it exited at once.
             Err((message, true)) => {
-                Service::start_once(launch, data_dir, processor_url, log_dir, timeline)
+                Service::start_once(launch, identity, data_dir, processor_url, log_dir, timeline)
                     .map_err(|e| e.0)
                     .map_err(|again| {
                         if again == message {
@@ -88,6 +91,7 @@ impl Service {
     /// ready (worth a retry on another port).
     fn start_once(
         launch: &Launch,
+        identity: &Identity,
         data_dir: &Path,
         processor_url: &str,
         log_dir: &Path,
@@ -113,6 +117,7 @@ impl Service {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
+        identity.prepare(&mut command);
         // What it leaves outside its group is handed to the kit, not to
         // init, and swept when it stops.
         #[cfg(target_os = "linux")]

@@ -363,6 +363,45 @@ fn a_client_that_gives_up_needs_a_charge_and_an_answer_to_its_retry() {
     });
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn as_root_the_service_runs_as_an_unprivileged_user_that_owns_its_data_dir() {
+    let e = servicio::run(&config(
+        "python3 quien.py",
+        small_fleet(),
+        &["reintento-mismo-cargo"],
+    ))
+    .expect_err("quien.py exits before it is ready");
+    let line = e
+        .lines()
+        .find(|l| l.contains("uid="))
+        .unwrap_or_else(|| panic!("{e}"));
+    let field = |name: &str| -> String {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("{name} in {line}"))
+            .to_string()
+    };
+    let uid: u32 = field("uid").parse().unwrap();
+    let me = nix::unistd::Uid::effective();
+    if me.is_root() && !judge::runner::isolation::plain_forced() {
+        assert_ne!(uid, 0, "{e}");
+        assert_eq!(field("dueño"), uid.to_string(), "{e}");
+        assert_eq!(field("escribe_aqui"), "False", "{e}");
+        let data_dir = PathBuf::from(field("data_dir"));
+        assert_eq!(data_dir.parent(), Some(Path::new(&field("home"))), "{e}");
+        assert!(
+            e.ends_with(&format!(
+                "(tu comando corrió como el usuario sin privilegios {uid} del sandbox del kit, no como root, con HOME y DATA_DIR en una carpeta de ese usuario)"
+            )),
+            "{e}"
+        );
+    } else {
+        assert_eq!(uid, me.as_raw(), "{e}");
+        assert!(!e.contains("sin privilegios"), "{e}");
+    }
+}
+
 #[test]
 fn a_store_outside_data_dir_is_named_by_the_charge_ids_the_processor_never_made() {
     // The reference's database in a folder of its own: the first run
@@ -371,6 +410,9 @@ fn a_store_outside_data_dir_is_named_by_the_charge_ids_the_processor_never_made(
     // (no wait of 10 s for a charge that is not coming).
     let store = std::env::temp_dir().join(format!("kit-fuera-{}", std::process::id()));
     std::fs::create_dir_all(&store).unwrap();
+    // As root the kit runs each run's service as an unprivileged user.
+    #[cfg(unix)]
+    std::fs::set_permissions(&store, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
     let checks = [
         "flota-con-key",
         "reintento-mismo-cargo",

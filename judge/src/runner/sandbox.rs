@@ -429,6 +429,36 @@ pub fn confine(sandbox: Option<&Cell>, cpu_seconds: u64) -> std::io::Result<()> 
     Ok(())
 }
 
+/// Processes (threads included: the kernel counts them alike) a service's
+/// user may have at once (`servicio`): a server's threads, a `cargo run`'s
+/// compiler, not a fork bomb, nor the zombies of a process that forks and
+/// exits without end.
+pub const SERVICE_PROCESSES: u64 = 512;
+
+/// What a student's service process gets between fork and exec
+/// (`servicio`, lesson 8's final project): no core files, the kernel's
+/// first place in line when memory runs out ([`first_to_go`]), at most
+/// [`SERVICE_PROCESSES`] processes of its user, then `cell`'s unprivileged
+/// user, and SIGKILL when the judge's thread that started it ends.
+///
+/// Unlike a harness ([`confine`]) it keeps the judge's network (it must
+/// reach the kit's processor on loopback) and has no limit on memory,
+/// file size or CPU time: a real service and its compiler need them, and
+/// the request and run time limits of `servicio` bound it.
+///
+/// # Errors
+/// A system call that failed (the spawn then fails and is reported).
+pub fn confine_service(cell: &Cell) -> std::io::Result<()> {
+    let limit = |r: Resource, n: u64| nix::sys::resource::setrlimit(r, n, n);
+    limit(Resource::RLIMIT_CORE, 0).map_err(std::io::Error::from)?;
+    limit(Resource::RLIMIT_NPROC, SERVICE_PROCESSES).map_err(std::io::Error::from)?;
+    first_to_go();
+    drop_privileges(cell.uid, cell.gid)?;
+    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+        .map_err(std::io::Error::from)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

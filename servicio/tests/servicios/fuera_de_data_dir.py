@@ -3,11 +3,15 @@ que se le da (`python3 fuera_de_data_dir.py /ruta`), fuera de DATA_DIR. La
 primera corrida pasa todo; la siguiente encuentra las keys de la anterior y
 responde charge_ids que el procesador de esa corrida nunca dio."""
 
+import os
 import sys
 
 import comun
 
 comun.DATA_DIR = sys.argv[1]
+# Archivos que cualquier usuario puede escribir: como root, el kit corre cada
+# corrida como un usuario sin privilegios, no siempre el mismo.
+os.umask(0)
 
 import referencia  # noqa: E402  (lee comun.DATA_DIR al importarse)
 

@@ -1,0 +1,19 @@
+"""Dice quién lo corre y termina con estado 3 (la prueba del sandbox de
+servicio): su uid, HOME, DATA_DIR y su dueño, y si puede escribir en la
+carpeta del comando."""
+
+import os
+
+data_dir = os.environ["DATA_DIR"]
+print(
+    "uid=%d home=%s data_dir=%s dueño=%d escribe_aqui=%s"
+    % (
+        os.getuid(),
+        os.environ.get("HOME", ""),
+        data_dir,
+        os.stat(data_dir).st_uid,
+        os.access(".", os.W_OK),
+    ),
+    flush=True,
+)
+raise SystemExit(3)
