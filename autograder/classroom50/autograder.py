@@ -92,9 +92,24 @@ def main():
         print("autograder.py: " + motivo, file=sys.stderr)
         sin_calificar(motivo)
         return 0
-    orden = ["cargo", "run", "-q", "-p", "grader", "--", "--format", "classroom50", "--output", RESULTADO]
+    # El proyecto final (lección 8): con servicio.toml en la raíz del
+    # repositorio, la entrega es un servicio HTTP real; `grader servicio` lo
+    # arranca con su `comando` y escribe result.json (en la salida estándar)
+    # y release-body.md. Estado 2 (nunca arrancó) también trae su
+    # result.json: cada verificación en 0, con el porqué.
+    proyecto = os.path.isfile("servicio.toml")
+    if proyecto:
+        orden = ["cargo", "run", "-q", "-p", "grader", "--features", "servicio", "--",
+                 "servicio", "--carpeta", ".", "--classroom50"]
+    else:
+        orden = ["cargo", "run", "-q", "-p", "grader", "--", "--format", "classroom50", "--output", RESULTADO]
     try:
-        corrida = subprocess.run(orden, timeout=LIMITE_SEGUNDOS, stdin=subprocess.DEVNULL)
+        if proyecto:
+            with open(RESULTADO, "w", encoding="utf-8") as salida:
+                corrida = subprocess.run(orden, timeout=LIMITE_SEGUNDOS, stdin=subprocess.DEVNULL,
+                                         stdout=salida)
+        else:
+            corrida = subprocess.run(orden, timeout=LIMITE_SEGUNDOS, stdin=subprocess.DEVNULL)
         estado = corrida.returncode
     except subprocess.TimeoutExpired:
         sin_calificar("El grader no terminó en %d minutos; puntaje 0. Avisa a tu instructor." % (LIMITE_SEGUNDOS // 60))
@@ -103,7 +118,7 @@ def main():
         sin_calificar("No se pudo ejecutar cargo (%s); puntaje 0. Avisa a tu instructor." % e)
         return 0
     print("autograder.py: el grader terminó con estado %d (0 todo pasa, 1 algo falla o no compila)" % estado)
-    if estado in (0, 1) and valido(RESULTADO):
+    if (estado in (0, 1) or (proyecto and estado == 2)) and valido(RESULTADO):
         return 0
     sin_calificar("El grader terminó con estado %d sin escribir su informe (2: la entrega o la configuración se rechazaron; mira el registro del trabajo). Puntaje 0." % estado)
     return 0

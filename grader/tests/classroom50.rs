@@ -359,6 +359,40 @@ fn autograder_py_grades_the_template_with_the_runners_environment() {
         (r["score"].as_u64(), r["max-score"].as_u64()),
         (Some(100), Some(100))
     );
+
+    // The final project (lesson 8): with servicio.toml at the repository's
+    // root, autograder.py grades the service it names with `grader
+    // servicio`. The template's service is lesson 2's «antes»: it charges
+    // every POST, so only the fleet without keys passes (10 of 100). As
+    // root the service runs as the sandbox's user, who must reach it.
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("servicio.toml"),
+        "comando = \"python3 plantilla-servicio/app.py\"\n",
+    )
+    .unwrap();
+    let r = graded(&dir, &path);
+    assert_eq!(
+        (r["score"].as_u64(), r["max-score"].as_u64()),
+        (Some(10), Some(100)),
+        "{r:#}"
+    );
+    let tests = r["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 9, "{r:#}");
+    assert!(
+        tests.iter().any(|t| t["test-name"]
+            .as_str()
+            .unwrap()
+            .starts_with("flota-sin-key")
+            && t["passed"] == true),
+        "{r:#}"
+    );
+    let body = std::fs::read_to_string(dir.join("release-body.md")).unwrap();
+    assert!(body.contains("flota-con-key"), "{body}");
 }
 
 /// Runs autograder.py in `dir` with `path` as the runner would: exit 0 and

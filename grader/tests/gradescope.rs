@@ -767,6 +767,63 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     let g = grade("depends on solutions", &zip, &a, &[&needs_solutions]);
     assert_eq!((g.score(), g.max()), (130.0, 130.0), "{}", g.results);
 
+    // The final project (lesson 8) with the same package: a submission with
+    // servicio.toml at its root is a real HTTP service, graded by `grader
+    // servicio` run from the kit, the service as the sandbox's user.
+    let services = repo().join("servicio/tests/servicios");
+    let project = |name: &str, file: &str| -> PathBuf {
+        let d = subs.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        for f in ["comun.py", file] {
+            std::fs::copy(services.join(f), d.join(f)).unwrap();
+        }
+        std::fs::write(
+            d.join("servicio.toml"),
+            format!("comando = \"python3 {file}\"\n"),
+        )
+        .unwrap();
+        d
+    };
+    let g = grade(
+        "final project: the Python reference service",
+        &zip,
+        &a,
+        &[&project("servicio-referencia", "referencia.py")],
+    );
+    assert!(
+        g.stdout.contains("grader servicio terminó con estado 0"),
+        "{}",
+        g.stdout
+    );
+    assert_eq!((g.score(), g.max()), (100.0, 100.0), "{}", g.results);
+    assert_eq!(g.tests().count(), 9, "{}", g.results);
+    let g = grade(
+        "final project: a service that ignores the key",
+        &zip,
+        &a,
+        &[&project("servicio-ignora-key", "ignora_key.py")],
+    );
+    assert!(
+        g.stdout.contains("grader servicio terminó con estado 1"),
+        "{}",
+        g.stdout
+    );
+    assert!(
+        g.failed().contains(&"flota-con-key".to_string()),
+        "{:?}",
+        g.failed()
+    );
+    assert!(
+        !g.failed().contains(&"flota-sin-key".to_string()),
+        "{:?}",
+        g.failed()
+    );
+    let out = g.output_of("flota-con-key");
+    assert!(
+        out.contains("obtenido: 1,184 intentos, 1,184 cargos, 146 órdenes cobradas 2+ veces"),
+        "{out}"
+    );
+
     attacks(
         &zip,
         &a,

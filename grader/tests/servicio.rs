@@ -96,7 +96,8 @@ fn a_failing_check_is_exit_1_with_the_command_that_repeats_it() {
         "{xml}"
     );
     let json = text(&grader(&[&args[..], &["--gradescope"]].concat())).0;
-    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    // Every field Gradescope reads, with its type.
+    let v = crate::informes::gradescope(&json);
     assert_eq!(v["score"], 0);
     assert_eq!(v["tests"][0]["status"], "failed");
     assert_eq!(v["tests"][0]["max_score"], 15);
@@ -125,6 +126,11 @@ fn a_fleet_that_does_not_finish_leaves_a_line_in_place_of_the_table() {
     assert!(!out.contains("ANTES Y DESPUÉS"), "{out}");
     assert!(out.contains("  ✓ flota-sin-key"), "{out}");
     assert!(out.contains("  ✗ flota-con-key"), "{out}");
+    // A crash, said as one (not as the connection it cut).
+    assert!(
+        out.contains("      el proceso murió: el servicio terminó (con estado 3) en medio de la flota: orden ord_0001:"),
+        "{out}"
+    );
 }
 
 /// `--classroom50`: `result.json` on stdout with the runner's identity,
@@ -229,7 +235,7 @@ fn a_service_that_cannot_run_or_an_unknown_check_is_exit_2() {
     let o = grader(&["--comando", "exit 7", "--espera", "5", "--gradescope"]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    let results: serde_json::Value = serde_json::from_str(&out).expect(&out);
+    let results = crate::informes::gradescope(&out);
     assert_eq!(results["score"], 0, "{out}");
     let tests = results["tests"].as_array().unwrap();
     assert_eq!(tests.len(), 9, "{out}");
@@ -361,6 +367,48 @@ fn ctrl_c_stops_what_the_service_left_outside_its_group() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_eq!(left(), Vec::<String>::new());
+}
+
+/// Ctrl-C when stderr is already gone (`grader … 2>&1 | head -1`, a
+/// closed terminal): the judge still stops what it started and ends with
+/// 130 (it used to hang for ever: writing its last line panicked).
+#[cfg(target_os = "linux")]
+#[test]
+fn ctrl_c_with_stderr_closed_still_ends_the_judge() {
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(["servicio", "--comando", "sleep 765432", "--espera", "60"])
+        .current_dir(services())
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reading end closed: every write to stderr fails.
+    drop(child.stderr.take());
+    let until = Instant::now() + Duration::from_secs(30);
+    while sleepers("765432").is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(sleepers("765432").len(), 1, "the service did not start");
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let until = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() >= until {
+            let _ = child.kill();
+            panic!("the judge did not end within 10 s of Ctrl-C with stderr closed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(sleepers("765432"), Vec::<String>::new());
 }
 
 /// `servicio --html`: the run drawn, opened in headless Chromium

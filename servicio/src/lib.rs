@@ -425,17 +425,25 @@ fn died(v: Verdict, services: &mut [&mut Service]) -> Verdict {
     if v.passed() {
         return v;
     }
-    // A process that closed its connections on the way out may not have
-    // ended yet: a moment to see it end.
+    match ended(services) {
+        Some((i, status)) => crashed(services[i], &status, "esta verificación"),
+        None => v,
+    }
+}
+
+/// The first of `services` that has ended, and how, waiting a moment for
+/// it: a process that closed its connections on the way out may not have
+/// ended yet.
+fn ended(services: &mut [&mut Service]) -> Option<(usize, String)> {
     let until = Instant::now() + Duration::from_millis(500);
     loop {
-        for service in services.iter_mut() {
+        for (i, service) in services.iter_mut().enumerate() {
             if let Some(status) = service.exited() {
-                return crashed(service, &status, "esta verificación");
+                return Some((i, status));
             }
         }
         if Instant::now() >= until {
-            return v;
+            return None;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -485,7 +493,7 @@ fn unanswered(message: &str, service: &mut Service, deadline: Instant, limit: Du
     if Instant::now() >= deadline {
         return run_limit(limit, "en medio de la flota");
     }
-    if let Some(status) = service.exited() {
+    if let Some((_, status)) = ended(&mut [&mut *service]) {
         return crashed(service, &status, &format!("la flota: {message}"));
     }
     observed(

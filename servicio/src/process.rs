@@ -216,12 +216,30 @@ impl Service {
             // children are handed over.
             #[cfg(target_os = "linux")]
             let started = judge::runner::tree::descendants(child.id() as i32);
-            if !grace.is_zero() && matches!(child.try_wait(), Ok(None)) {
+            // The whole group, not only its leader: with `sh -c "python3
+            // app.py"` the leader is a shell that dies at SIGTERM at once
+            // while the service, its child, is still shutting down.
+            let group_alive = |child: &mut Child| {
+                // A dead leader, and members that ended and were handed to
+                // the kit (its subreaper), reaped: a zombie is not alive.
+                let _ = child.try_wait();
+                #[cfg(target_os = "linux")]
+                while let Ok(status) = nix::sys::wait::waitpid(
+                    Pid::from_raw(-group.as_raw()),
+                    Some(nix::sys::wait::WaitPidFlag::WNOHANG),
+                ) {
+                    if status == nix::sys::wait::WaitStatus::StillAlive {
+                        break;
+                    }
+                }
+                killpg(group, None).is_ok()
+            };
+            if !grace.is_zero() && group_alive(&mut child) {
                 let _ = killpg(group, Signal::SIGTERM);
                 #[cfg(target_os = "linux")]
                 judge::runner::tree::signal(&started, Signal::SIGTERM);
                 let deadline = Instant::now() + grace;
-                while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+                while Instant::now() < deadline && group_alive(&mut child) {
                     std::thread::sleep(Duration::from_millis(20));
                 }
             }

@@ -55,8 +55,14 @@ pub fn json_checks(outcome: &Outcome) -> serde_json::Value {
 }
 
 /// Gradescope's `results.json`: one test per check (`number` `8.N`:
-/// lesson 8's project), the table in `output`.
-pub fn gradescope(outcome: &Outcome, table: &str, repro: &dyn Fn(&str) -> String) -> String {
+/// lesson 8's project), the table in `output`, `execution_time` in whole
+/// seconds.
+pub fn gradescope(
+    outcome: &Outcome,
+    table: &str,
+    repro: &dyn Fn(&str) -> String,
+    execution_time: u64,
+) -> String {
     let (got, max) = outcome.score();
     let tests: Vec<serde_json::Value> = outcome
         .checks
@@ -87,6 +93,7 @@ pub fn gradescope(outcome: &Outcome, table: &str, repro: &dyn Fn(&str) -> String
         .collect();
     let value = json!({
         "score": got,
+        "execution_time": execution_time,
         "output": table,
         "output_format": "text",
         "visibility": "visible",
@@ -138,8 +145,10 @@ mod tests {
             "{text}"
         );
         assert!(text.ends_with("\nPuntaje: 10/20 puntos\n"), "{text}");
-        let g: serde_json::Value = serde_json::from_str(&gradescope(&o, "tabla", &repro)).unwrap();
+        let g: serde_json::Value =
+            serde_json::from_str(&gradescope(&o, "tabla", &repro, 3)).unwrap();
         assert_eq!(g["score"], 10);
+        assert_eq!(g["execution_time"], 3);
         assert_eq!(g["tests"][1]["number"], "8.7");
         assert_eq!(g["tests"][1]["status"], "failed");
         assert_eq!(g["tests"][1]["max_score"], 10);

@@ -402,6 +402,27 @@ fn as_root_the_service_runs_as_an_unprivileged_user_that_owns_its_data_dir() {
     }
 }
 
+#[cfg(unix)]
+#[test]
+fn a_service_gets_its_grace_after_sigterm_though_its_shell_dies_at_once() {
+    // `sh -c "python3 apagado.py …"`: the shell, the group's leader, dies
+    // at SIGTERM; the service takes half a second to shut down and leaves
+    // a mark. Before, the kit saw the leader gone and sent SIGKILL at once.
+    let marks = std::env::temp_dir().join(format!("kit-apagado-{}", std::process::id()));
+    std::fs::create_dir_all(&marks).unwrap();
+    std::fs::set_permissions(&marks, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let o = servicio::run(&config(
+        &format!("python3 apagado.py {}", marks.display()),
+        small_fleet(),
+        &["reintento-mismo-cargo"],
+    ))
+    .unwrap();
+    assert_eq!(failing(&o), Vec::<&str>::new());
+    let left = std::fs::read_dir(&marks).unwrap().count();
+    std::fs::remove_dir_all(&marks).unwrap();
+    assert_eq!(left, 1, "the service's SIGTERM handler did not finish");
+}
+
 #[test]
 fn a_store_outside_data_dir_is_named_by_the_charge_ids_the_processor_never_made() {
     // The reference's database in a folder of its own: the first run

@@ -423,8 +423,8 @@ fn repro_args(cli: &Cli) -> Vec<String> {
 }
 
 /// Whole seconds since `started`, rounded up, unless [`FIXED_TIME_ENV`]
-/// fixes them.
-fn execution_time(started: Instant) -> u64 {
+/// fixes them: Gradescope's `execution_time` (also `servicio`'s).
+pub(crate) fn execution_time(started: Instant) -> u64 {
     if let Some(fixed) = std::env::var(FIXED_TIME_ENV)
         .ok()
         .and_then(|v| v.trim().parse().ok())

@@ -111,6 +111,7 @@ mod imp {
             only: args.verificaciones.clone(),
         };
         let message = format!("jugando la flota y las verificaciones contra {source}");
+        let started = std::time::Instant::now();
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             crate::progress::Progress::while_running(&message, || servicio::run(&config))
         }))
@@ -170,7 +171,12 @@ mod imp {
         } else if args.junit {
             junit(&outcome, &repro)
         } else if args.gradescope {
-            servicio::report::gradescope(&outcome, &table, &repro)
+            servicio::report::gradescope(
+                &outcome,
+                &table,
+                &repro,
+                crate::commands::grade::execution_time(started),
+            )
         } else if let Some(who) = &who {
             let body = crate::report::classroom50::servicio_release_body(&outcome, &report());
             std::fs::write("release-body.md", body).map_err(|e| {

@@ -17,6 +17,7 @@
 //! temporary folder is written through), `kit-harness-bin-PID-…` (the
 //! harness copy) or `kit-harness-PID-…` (the scratch folders).
 
+use std::io::Write;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
@@ -167,7 +168,10 @@ fn end_on(signal: i32) -> ! {
     if let Some(restore) = *lock(&RESTORE) {
         restore();
     }
-    eprintln!("{}", interrupted(signal));
+    // Never `eprintln!`: with stderr gone (a closed pipe, a closed
+    // terminal) it panics, this thread ends, and the main thread, parked
+    // in `unless_interrupted`, waits for ever.
+    let _ = writeln!(std::io::stderr(), "{}", interrupted(signal));
     std::process::exit(128 + signal);
 }
 
