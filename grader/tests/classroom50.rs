@@ -387,7 +387,7 @@ fn autograder_py_grades_the_template_with_the_runners_environment() {
         tests.iter().any(|t| t["test-name"]
             .as_str()
             .unwrap()
-            .starts_with("flota-sin-key")
+            .starts_with("servicio · flota-sin-key — ")
             && t["passed"] == true),
         "{r:#}"
     );

@@ -17,7 +17,9 @@ pub struct WorldFigures {
     pub charges: u64,
     /// Orders with two or more ledger rows ("ordenes cobradas 2+ veces").
     pub orders_charged_twice_or_more: u64,
-    /// Orders the client gave up on after `max_attempts` lost responses.
+    /// Orders the client gave up on after `max_attempts` lost responses;
+    /// against a real service (`servicio`), also those whose delivered
+    /// answer confirmed no charge of theirs (a 500, another order's).
     pub unconfirmed: u64,
     /// The intended total ("Cobro correcto (intencion)").
     pub intended: Money,

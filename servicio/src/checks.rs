@@ -97,11 +97,14 @@ pub mod hints {
     /// The atomic claim.
     pub const ATOMIC: &str = "buscar la key, cobrar y después guardar deja una ventana: dos reintentos a la vez la buscan antes de que ninguno la guarde y cobran los dos (lección 4). Reclama la key de forma atómica ANTES de llamar al procesador (INSERT … ON CONFLICT DO NOTHING, o BEGIN IMMEDIATE) y responde 409 al que llega mientras está en curso";
     /// Two processes.
-    pub const SHARED: &str = "un lock dentro de un proceso no ve al otro proceso: el store y su reclamo atómico tienen que vivir en la base de datos de DATA_DIR (SQLite con WAL y busy_timeout), compartida por las dos instancias";
+    pub const SHARED: &str = "la otra instancia cobró la misma key mientras la primera la tenía en curso: lo que reclama un proceso, el otro no lo ve (un lock o un diccionario dentro de un proceso no alcanza). El store y su reclamo atómico tienen que vivir en la base de datos de DATA_DIR (SQLite con WAL y busy_timeout), compartida por las dos instancias";
     /// Another body.
     pub const OTHER_BODY: &str = "guarda con la key lo que pidió la primera request (order_id y amount_cents, o su hash) y, si un reintento trae otro cuerpo, responde 422 sin cobrar (como el ejercicio 4 y el borrador de la IETF)";
+    /// Durable, without a second charge: the retry after the restart
+    /// did not get the stored result.
+    pub const DURABLE_RESULT: &str = "tras el reinicio, el reintento no cobró otra vez, pero tampoco devolvió el charge_id de su cobro: guarda en DATA_DIR el resultado completo de la key (el charge_id) y confírmalo antes de responder; el reintento de una key terminada lo devuelve, con 200";
     /// Durable.
-    pub const DURABLE: &str = "el store vive en memoria y se perdió con el proceso: guárdalo en DATA_DIR (una base de datos en disco) y confirma la transacción antes de responder";
+    pub const DURABLE: &str = "lo que tu servicio guardó de la key no sobrevivió al SIGKILL: tras el reinicio, el mismo reintento cobró otra vez. Guárdalo en DATA_DIR (una base de datos en disco, no un diccionario en memoria) y confirma la transacción antes de responder";
     /// A new key.
     pub const NEW_KEY: &str = "una key que tu servicio no ha visto es una operación nueva: reclámala y cobra en el procesador (PROCESSOR_URL), aunque el cliente corte la conexión después; 409 es solo para la key que sigue en curso";
     /// Starting.
@@ -110,6 +113,16 @@ pub mod hints {
     pub const ANSWER: &str = "cada request termina con una respuesta HTTP: dentro del límite por petición (--limite-peticion), con un cuerpo JSON pequeño (de a lo más 1 MiB) y sin cerrar la conexión antes de responder";
     /// Indefinite.
     pub const GIVE_UP: &str = "un cliente que corta la conexión no deshace el cobro: el reintento con la misma key tiene que encontrar la key reclamada (409 mientras sigue en curso, o el resultado guardado), nunca cobrar otra vez";
+
+    /// A harder check failed where a plain retry (`reintento-mismo-cargo`)
+    /// already charged again: its own hint (a race, two processes, a
+    /// restart) would name a cause not observed.
+    pub const PLAIN_RETRY_FIRST: &str = "un reintento solo, con la misma key y el mismo cuerpo y nada más a la vez, ya cobra otra vez (ver reintento-mismo-cargo): tu servicio todavía no devuelve el resultado guardado de una key. Esta verificación pone ese reintento en un caso más difícil; arregla primero reintento-mismo-cargo";
+
+    /// `dos-instancias` failed where one process alone already charged
+    /// twice (`reintentos-concurrentes`, the race): [`SHARED`]'s lock
+    /// inside one process is not what was observed.
+    pub const RACE_FIRST: &str = "en un solo proceso ya cobra dos veces (ver reintentos-concurrentes): la ventana entre buscar la key y guardarla. Arregla eso primero; esta verificación pide además que el reclamo atómico viva en la base de datos de DATA_DIR, compartida por las dos instancias";
 
     /// A success that names a charge the processor never made for that
     /// order in this run: observed, whatever else the check saw.
@@ -255,7 +268,7 @@ pub fn one_buyer(ctx: &Ctx, client: &Client) -> Verdict {
     let (n_plain, m_plain) = money_list(ctx.processor, plain);
     let (n_keyed, m_keyed) = money_list(ctx.processor, keyed);
     let got =
-        format!("sin key: {n_plain} cargos, {m_plain}; con key: {n_keyed} cargo(s), {m_keyed}");
+        format!("sin key: {n_plain} cargo(s), {m_plain}; con key: {n_keyed} cargo(s), {m_keyed}");
     let expected = "sin key: 2 cargos, $1,000; con key: 1 cargo, $500".to_string();
     if n_plain == 2 && m_plain == Money::from_dollars(1000) && n_keyed == 1 && m_keyed == amount {
         return Verdict::Passed;
@@ -268,12 +281,19 @@ pub fn one_buyer(ctx: &Ctx, client: &Client) -> Verdict {
     failed(expected, got, hint, ctx.timeline.steps(order))
 }
 
+/// The order of `reintento-mismo-cargo`'s plain retry.
+pub const PLAIN_RETRY_ORDER: &str = "ord_9101";
+
 /// `reintento-mismo-cargo`: a delivered retry with the same key names the
 /// same charge, with the contract's body, and charges nothing more; then
 /// the same order and amount under a new key is a new operation (lección
 /// 3: the key, not the content, says what is the same): a second charge.
 pub fn retry_same_charge(ctx: &Ctx, client: &Client) -> Verdict {
-    let (order, key, amount) = ("ord_9101", "idem_reintento_9101", Money::from_dollars(250));
+    let (order, key, amount) = (
+        PLAIN_RETRY_ORDER,
+        "idem_reintento_9101",
+        Money::from_dollars(250),
+    );
     let first = client.charge(1, order, amount, Some(key));
     record(ctx.timeline, 1, order, &first);
     let second = client.charge(1, order, amount, Some(key));
@@ -411,7 +431,13 @@ pub fn other_body(ctx: &Ctx, client: &Client) -> Verdict {
             answer_line(&other),
             answer_line(&first)
         ),
-        hints::OTHER_BODY,
+        // A second charge while the first was held proves the key was not
+        // claimed before the processor was called.
+        if n >= 2 {
+            hints::ATOMIC
+        } else {
+            hints::OTHER_BODY
+        },
         ctx.timeline.steps(order),
     )
 }

@@ -90,7 +90,9 @@ pub fn play(
             key: key.clone(),
             attempts: Vec::new(),
         };
-        let mut delivered = false;
+        // A delivered success that names this order's charge; a delivered
+        // error (a 500) ends the retries too, but confirms nothing.
+        let mut confirmed = false;
         for _ in 0..fleet.max_attempts {
             if Instant::now() >= deadline {
                 return Err(format!(
@@ -123,7 +125,6 @@ pub fn play(
             if lost {
                 continue;
             }
-            delivered = true;
             let problem = match &answer.charge {
                 None => Some(format!(
                     "{order_id}: se esperaba 200 o 201 con el cargo y llegó {}",
@@ -139,6 +140,7 @@ pub fn play(
                 }
                 Some(_) => None,
             };
+            confirmed = problem.is_none();
             if let Some(p) = problem {
                 problem_count += 1;
                 if problems.len() < 20 {
@@ -147,7 +149,7 @@ pub fn play(
             }
             break;
         }
-        unconfirmed += u64::from(!delivered);
+        unconfirmed += u64::from(!confirmed);
         traces.push(trace);
     }
     let ledger = processor.ledger();

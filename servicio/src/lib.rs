@@ -355,6 +355,44 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
         verdicts.push(("reinicio", cut(unknown(mark, v))));
     }
 
+    // A plain retry that charged again (reintento-mismo-cargo fails before
+    // its second key, two charges) is what the harder checks' failures
+    // show first: their own hints would name a cause not observed.
+    let plain_retry_charged = verdicts.iter().any(|(id, v)| {
+        *id == "reintento-mismo-cargo"
+            && matches!(v, Verdict::Failed { hint, .. } if hint == checks::hints::STORE)
+    }) && processor.charges_for(checks::PLAIN_RETRY_ORDER).len() >= 2;
+    // Two instances that charged twice where one process alone already
+    // did (the race of reintentos-concurrentes): not a lock inside one
+    // process.
+    let one_process_raced = verdicts.iter().any(|(id, v)| {
+        *id == "reintentos-concurrentes"
+            && matches!(v, Verdict::Failed { hint, .. } if hint == checks::hints::ATOMIC)
+    });
+    if one_process_raced {
+        for (id, v) in &mut verdicts {
+            if let ("dos-instancias", Verdict::Failed { hint, .. }) = (*id, v)
+                && hint == checks::hints::SHARED
+            {
+                *hint = checks::hints::RACE_FIRST.to_string();
+            }
+        }
+    }
+    if plain_retry_charged {
+        for (id, v) in &mut verdicts {
+            if let (
+                "otra-solicitud-422"
+                | "reintentos-concurrentes"
+                | "dos-instancias"
+                | "reinicio"
+                | "cliente-que-abandona",
+                Verdict::Failed { hint, .. },
+            ) = (*id, v)
+            {
+                *hint = checks::hints::PLAIN_RETRY_FIRST.to_string();
+            }
+        }
+    }
     drop(processor);
     outcome.checks = CHECKS
         .iter()
@@ -555,7 +593,11 @@ fn restart(
             charges.len(),
             checks::answer_line(&retry)
         ),
-        checks::hints::DURABLE,
+        if charges.len() >= 2 {
+            checks::hints::DURABLE
+        } else {
+            checks::hints::DURABLE_RESULT
+        },
     )
     .with_steps(ctx.timeline.steps(order))
 }

@@ -138,6 +138,52 @@ fn look_up_then_charge_then_store_fails_the_concurrent_checks_every_run() {
             steps.iter().any(|s| s.contains("retiene la respuesta")),
             "{steps:#?}"
         );
+        // Two instances fail by the same race one process showed: not
+        // "a lock inside one process", which was not observed.
+        let Verdict::Failed { hint, .. } = verdict(&o, "dos-instancias") else {
+            panic!()
+        };
+        assert_eq!(hint, servicio::checks::hints::RACE_FIRST);
+    }
+}
+
+#[test]
+fn where_a_plain_retry_charges_again_the_harder_checks_say_so_first() {
+    // A service that ignores the key: a retry alone already charges again,
+    // so a race, a second process or a restart is not what the harder
+    // checks observed.
+    let o = python(
+        "ignora_key.py",
+        small_fleet(),
+        &[
+            "reintento-mismo-cargo",
+            "otra-solicitud-422",
+            "reintentos-concurrentes",
+            "dos-instancias",
+            "reinicio",
+            "cliente-que-abandona",
+        ],
+    );
+    let hint_of = |id: &str| match verdict(&o, id) {
+        Verdict::Failed { hint, .. } => hint.clone(),
+        other => panic!("{id}: {other:?}"),
+    };
+    assert_eq!(
+        hint_of("reintento-mismo-cargo"),
+        servicio::checks::hints::STORE
+    );
+    for id in [
+        "otra-solicitud-422",
+        "reintentos-concurrentes",
+        "dos-instancias",
+        "reinicio",
+        "cliente-que-abandona",
+    ] {
+        assert_eq!(
+            hint_of(id),
+            servicio::checks::hints::PLAIN_RETRY_FIRST,
+            "{id}"
+        );
     }
 }
 

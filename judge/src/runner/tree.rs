@@ -79,7 +79,7 @@ pub fn signal(pids: &[i32], signal: Signal) {
 
 /// Stops and reaps what was handed to the judge as subreaper (its children
 /// other than `tracked`, the processes it started itself and still runs,
-/// and all they started), until none is left for three looks in a row (at
+/// and the members of their groups, and all they started), until none is left for three looks in a row (at
 /// most ~1 s).
 ///
 /// Each look reads only the judge's own children (`/proc/self/task/*/
@@ -102,7 +102,12 @@ pub(super) fn sweep(tracked: &[i32]) {
                 .collect(),
         }
         .into_iter()
-        .filter(|pid| !tracked.contains(pid))
+        // Neither a tracked process nor a member of its group (a service
+        // in its grace after SIGTERM, adopted when the shell that led its
+        // group died first).
+        .filter(|pid| {
+            !tracked.contains(pid) && !group_of(*pid).is_some_and(|g| tracked.contains(&g))
+        })
         .collect();
         if adopted.is_empty() {
             quiet += 1;
@@ -120,6 +125,19 @@ pub(super) fn sweep(tracked: &[i32]) {
             let _ = waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG));
         }
     }
+}
+
+/// The process group of `pid`, from `/proc/<pid>/stat` (`None` once it is
+/// gone).
+fn group_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid pgrp …`: the name may hold spaces and ')'.
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(2)?
+        .parse()
+        .ok()
 }
 
 /// The judge's children (of every thread, zombies included), from
