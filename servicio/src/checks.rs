@@ -195,7 +195,7 @@ fn failed(expected: String, got: String, hint: &str, steps: Vec<String>) -> Verd
 fn never_arrived(ctx: &Ctx, wait: Wait, order: &str, first: &Result<Answer, String>) -> Verdict {
     failed(
         "el primer cobro llega al procesador".to_string(),
-        format!("{}; respondió {}", wait.no_charge(ctx), answer_line(first)),
+        format!("{}; {}", wait.no_charge(ctx), received(first)),
         hints::STORE,
         ctx.timeline.steps(order),
     )

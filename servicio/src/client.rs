@@ -117,6 +117,16 @@ impl Client {
         Ok(self.limit.min(left))
     }
 
+    /// What cuts a request whose time limit is `limit`: this client's
+    /// request limit, or the run's end when less of the run was left.
+    fn cut(&self, limit: Duration) -> Cut {
+        if limit < self.limit {
+            Cut::RunEnd
+        } else {
+            Cut::Request(self.limit)
+        }
+    }
+
     /// The service's base URL.
     pub fn base(&self) -> &str {
         &self.base
@@ -158,10 +168,11 @@ impl Client {
         if let Some(k) = key {
             request = request.header("Idempotency-Key", k);
         }
+        let cut = self.cut(limit);
         let response = request
             .send(body.to_string())
-            .map_err(|e| transport_error(&e, "POST /charges"))?;
-        let answer = read_answer(response)?;
+            .map_err(|e| transport_error(&e, "POST /charges", cut))?;
+        let answer = read_answer(response, cut)?;
         if let Some(c) = &answer.charge {
             self.timeline.note_answer(order_id, &c.charge_id);
         }
@@ -177,7 +188,7 @@ impl Client {
             .agent
             .get(format!("{}/health", self.base))
             .call()
-            .map_err(|e| transport_error(&e, "GET /health"))?;
+            .map_err(|e| transport_error(&e, "GET /health", self.cut(self.limit)))?;
         let status = response.status().as_u16();
         let _ = response
             .body_mut()
@@ -188,15 +199,24 @@ impl Client {
     }
 }
 
+/// What cuts a request when it takes too long, for its message.
+#[derive(Clone, Copy)]
+enum Cut {
+    /// The per-request limit (`--limite-peticion`).
+    Request(Duration),
+    /// The run's end (`--limite-corrida`), which came first.
+    RunEnd,
+}
+
 /// Reads a whole answer and checks a success body against the contract.
-fn read_answer(mut response: ureq::http::Response<ureq::Body>) -> Result<Answer, String> {
+fn read_answer(mut response: ureq::http::Response<ureq::Body>, cut: Cut) -> Result<Answer, String> {
     let status = response.status().as_u16();
     let bytes = response
         .body_mut()
         .with_config()
         .limit(MAX_ANSWER)
         .read_to_vec()
-        .map_err(|e| transport_error(&e, "el cuerpo de la respuesta"))?;
+        .map_err(|e| transport_error(&e, "el cuerpo de la respuesta", cut))?;
     let text = String::from_utf8_lossy(&bytes);
     let excerpt: String = text.chars().take(120).collect();
     let excerpt = judge::verdict::student_text(excerpt.trim());
@@ -228,11 +248,17 @@ fn read_answer(mut response: ureq::http::Response<ureq::Body>) -> Result<Answer,
 }
 
 /// A transport failure of `what` in Spanish.
-fn transport_error(e: &ureq::Error, what: &str) -> String {
+fn transport_error(e: &ureq::Error, what: &str, cut: Cut) -> String {
     match e {
-        ureq::Error::Timeout(_) => {
-            format!("{what}: el servicio no respondió dentro del límite de tiempo por petición")
-        }
+        ureq::Error::Timeout(_) => match cut {
+            Cut::Request(limit) => format!(
+                "{what}: el servicio no respondió dentro del límite de tiempo por petición ({} s, --limite-peticion)",
+                crate::process::seconds(limit)
+            ),
+            Cut::RunEnd => format!(
+                "{what}: se acabó el tiempo de la corrida (--limite-corrida) esperando la respuesta"
+            ),
+        },
         ureq::Error::BodyExceedsLimit(_) => format!(
             "{what}: el servicio mandó un cuerpo de más de 1 MiB (el contrato responde un JSON pequeño)"
         ),

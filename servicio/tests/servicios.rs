@@ -325,7 +325,7 @@ fn a_slow_service_meets_the_request_limit_and_a_long_run_the_run_limit() {
     let o = servicio::run(&slow).unwrap();
     let text = verdict(&o, "flota-con-key").explanation().join("\n");
     assert!(
-        text.contains("obtenido: orden ord_0001: POST /charges: el servicio no respondió dentro del límite de tiempo por petición"),
+        text.contains("obtenido: orden ord_0001: POST /charges: el servicio no respondió dentro del límite de tiempo por petición (1 s, --limite-peticion)"),
         "{text}"
     );
     assert!(
@@ -381,7 +381,7 @@ fn a_client_that_gives_up_needs_a_charge_and_an_answer_to_its_retry() {
             (
                 "lenta",
                 "el servicio no llamó al procesador en 1 s",
-                "sin respuesta (POST /charges: el servicio no respondió dentro del límite de tiempo por petición)",
+                "sin respuesta (POST /charges: el servicio no respondió dentro del límite de tiempo por petición (1 s, --limite-peticion))",
             ),
             (
                 "siempre409",
@@ -500,7 +500,7 @@ fn a_store_outside_data_dir_is_named_by_the_charge_ids_the_processor_never_made(
         (
             "reintentos-concurrentes",
             "ord_9301",
-            "el servicio terminó la request sin llamar al procesador; respondió 200 ch_",
+            "el servicio terminó la request sin llamar al procesador; recibió 200 ch_",
         ),
         (
             "cliente-que-abandona",

@@ -131,11 +131,17 @@ mod imp {
         for (name, w) in [("antes", &outcome.before), ("después", &outcome.after)] {
             if let Some(w) = w {
                 let requests = w.figures.attempts;
+                let per_second = requests as f64 / w.seconds.max(1e-9);
                 eprintln!(
-                    "grader: {name}: {} requests en {:.2} s ({:.0} requests/s)",
+                    "grader: {name}: {} requests en {:.2} s ({per_second:.0} requests/s){}",
                     sim::money::group_thousands(requests),
                     w.seconds,
-                    requests as f64 / w.seconds.max(1e-9)
+                    // Slower than a database on every request explains.
+                    if per_second < 50.0 {
+                        "; por debajo de 50 requests/s, mira «Cuánto tarda» en docs/src/estudiantes/servicio.md (dos trampas de 40 ms por request)"
+                    } else {
+                        ""
+                    }
                 );
             }
         }
