@@ -195,16 +195,32 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
     assert_eq!(v["score"], 0);
     assert_eq!(informes::gradescope_max(&v), 36.0);
 
-    // And its own tests pass.
-    let tests = cargo(&dir, &["test", "--workspace"]);
+    // The student's `cargo test`: the student's crate and the lesson's
+    // world (the workspace's default members), not the judge's suites,
+    // which run in the kit's own CI.
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("\ndefault-members = [\"sim\", \"protocol\", \"exercises\"]\n"),
+        "{manifest}"
+    );
+    let tests = cargo(&dir, &["test"]);
+    let (out, err) = (text(&tests.stdout), text(&tests.stderr));
     assert!(
         tests.status.success(),
-        "cargo test failed in the template:\n{}\n{}",
-        text(&tests.stdout),
-        text(&tests.stderr)
+        "cargo test failed in the template:\n{out}\n{err}"
     );
-    let summary = text(&tests.stdout);
-    assert!(summary.contains("test result: ok."), "{summary}");
-    assert!(!summary.contains("FAILED"));
+    assert!(out.contains("test result: ok."), "{out}");
+    assert!(!out.contains("FAILED"), "{out}");
+    for crate_name in ["sim", "protocol", "exercises"] {
+        assert!(
+            err.contains(&format!("Doc-tests {crate_name}\n")),
+            "{crate_name} was not tested:\n{err}"
+        );
+    }
+    assert!(!err.contains("Doc-tests judge"), "{err}");
+    // What it leaves out still compiles there: the judge's tests that the
+    // template keeps (a student may run `cargo test -p grader`).
+    let kept = cargo(&dir, &["check", "-p", "grader", "-p", "judge", "--tests"]);
+    assert!(kept.status.success(), "{}", text(&kept.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }
