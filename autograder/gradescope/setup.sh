@@ -47,9 +47,9 @@ cargo fetch
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$raiz/target}"
 # El juez y el harness de los stubs, con las mismas opciones con que el juez
 # lo compila: cada entrega solo recompila exercises/ y el harness.
-cargo build -p grader
-# El del proyecto final (`grader servicio`, para una entrega con
-# servicio.toml): el mismo grader con el feature servicio.
+# Con el feature servicio: el mismo grader califica los ejercicios y el
+# proyecto final (`grader servicio`, para una entrega con servicio.toml);
+# run_autograder lo corre con las mismas features.
 cargo build -p grader --features servicio
 cargo build -p harness -p grader --bin harness --no-default-features --features harness/exercises
 # El segundo harness (el explorador de horarios del ejercicio 4), también con

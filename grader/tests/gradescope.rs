@@ -751,7 +751,7 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     // so it is graded as what it is, a reconciliation that exits.
     let g = grade("forged results.json", &zip, &a, &[&forging]);
     assert!(
-        g.stdout.contains("scripts/calificar terminó con estado 1"),
+        g.stdout.contains("el grader terminó con estado 1"),
         "{}",
         g.stdout
     );
@@ -791,7 +791,7 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
         &[&project("servicio-referencia", "referencia.py")],
     );
     assert!(
-        g.stdout.contains("grader servicio terminó con estado 0"),
+        g.stdout.contains("el grader (servicio) terminó con estado 0"),
         "{}",
         g.stdout
     );
@@ -804,7 +804,7 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
         &[&project("servicio-ignora-key", "ignora_key.py")],
     );
     assert!(
-        g.stdout.contains("grader servicio terminó con estado 1"),
+        g.stdout.contains("el grader (servicio) terminó con estado 1"),
         "{}",
         g.stdout
     );
