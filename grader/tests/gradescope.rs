@@ -791,7 +791,8 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
         &[&project("servicio-referencia", "referencia.py")],
     );
     assert!(
-        g.stdout.contains("el grader (servicio) terminó con estado 0"),
+        g.stdout
+            .contains("el grader (servicio) terminó con estado 0"),
         "{}",
         g.stdout
     );
@@ -804,7 +805,8 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
         &[&project("servicio-ignora-key", "ignora_key.py")],
     );
     assert!(
-        g.stdout.contains("el grader (servicio) terminó con estado 1"),
+        g.stdout
+            .contains("el grader (servicio) terminó con estado 1"),
         "{}",
         g.stdout
     );

@@ -292,6 +292,19 @@ fn a_service_that_cannot_run_or_an_unknown_check_is_exit_2() {
         let (_, err) = text(&o);
         assert_eq!(o.status.code(), Some(2), "{err}");
         assert!(err.contains(want), "{err}");
+        // Gradescope still gets every check, at 0, with the same reason.
+        let o = grader(&["--carpeta", dir.to_str().unwrap(), "--gradescope"]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        let results = crate::informes::gradescope(&out);
+        let tests = results["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), 9, "{out}");
+        assert!(
+            tests
+                .iter()
+                .all(|t| t["score"] == 0 && t["output"].as_str().unwrap().contains(want)),
+            "{out}"
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -409,6 +422,54 @@ fn ctrl_c_with_stderr_closed_still_ends_the_judge() {
     };
     assert_eq!(status.code(), Some(130));
     assert_eq!(sleepers("765432"), Vec::<String>::new());
+}
+
+/// A judge killed with SIGKILL cannot stop its service; as root (the
+/// service then runs as the sandbox's user), the next `servicio` does.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_next_run_stops_what_a_judge_killed_with_sigkill_left() {
+    use std::time::{Duration, Instant};
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
+    let mut judge = Command::new(env!("CARGO_BIN_EXE_grader"))
+        // `; true`: the shell waits for its child instead of becoming it.
+        .args([
+            "servicio",
+            "--comando",
+            "sleep 654321; true",
+            "--espera",
+            "60",
+        ])
+        .current_dir(services())
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    while sleepers("654321").is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(sleepers("654321").len(), 1, "the service did not start");
+    judge.kill().unwrap();
+    judge.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    if !root {
+        // Not root: no sandbox user to find it by; stop it here.
+        let _ = Command::new("pkill").args(["-f", "sleep 654321"]).status();
+        return;
+    }
+    assert_eq!(sleepers("654321").len(), 1, "SIGKILL stopped it after all");
+    let o = grader(&["--comando", "exit 7", "--espera", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    let until = Instant::now() + Duration::from_secs(5);
+    while !sleepers("654321").is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(sleepers("654321"), Vec::<String>::new());
 }
 
 /// `servicio --html`: the run drawn, opened in headless Chromium

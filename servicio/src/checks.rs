@@ -100,6 +100,8 @@ pub mod hints {
     pub const SHARED: &str = "la otra instancia cobró la misma key mientras la primera la tenía en curso: lo que reclama un proceso, el otro no lo ve (un lock o un diccionario dentro de un proceso no alcanza). El store y su reclamo atómico tienen que vivir en la base de datos de DATA_DIR (SQLite con WAL y busy_timeout), compartida por las dos instancias";
     /// Another body.
     pub const OTHER_BODY: &str = "guarda con la key lo que pidió la primera request (order_id y amount_cents, o su hash) y, si un reintento trae otro cuerpo, responde 422 sin cobrar (como el ejercicio 4 y el borrador de la IETF)";
+    /// No charge reached the processor where one was due.
+    pub const NO_CHARGE: &str = "el procesador no recibió ningún cobro: una key que tu servicio no ha visto es una operación nueva, que se cobra con POST $PROCESSOR_URL/charges antes de responder 200 o 201 con el charge_id que devuelve";
     /// Durable, without a second charge: the retry after the restart
     /// did not get the stored result.
     pub const DURABLE_RESULT: &str = "tras el reinicio, el reintento no cobró otra vez, pero tampoco devolvió el charge_id de su cobro: guarda en DATA_DIR el resultado completo de la key (el charge_id) y confírmalo antes de responder; el reintento de una key terminada lo devuelve, con 200";
@@ -111,6 +113,9 @@ pub mod hints {
     pub const START: &str = "el servicio arranca con el comando de servicio.toml, escucha en 127.0.0.1:$PORT y responde 200 en GET /health dentro de --espera";
     /// Answering.
     pub const ANSWER: &str = "cada request termina con una respuesta HTTP: dentro del límite por petición (--limite-peticion), con un cuerpo JSON pequeño (de a lo más 1 MiB) y sin cerrar la conexión antes de responder";
+    /// An HTTP answer the contract does not allow where a charge was due
+    /// (a 5xx in the fleet, a success without the contract's body).
+    pub const CONTRACT: &str = "cada POST /charges que cobra responde 200 o 201 con {\"charge_id\", \"order_id\", \"amount_cents\"} (el charge_id que dio el procesador); un 5xx o un cuerpo distinto no confirma nada y deja la orden sin confirmar. Arriba, lo que vino en lugar de eso";
     /// Indefinite.
     pub const GIVE_UP: &str = "un cliente que corta la conexión no deshace el cobro: el reintento con la misma key tiene que encontrar la key reclamada (409 mientras sigue en curso, o el resultado guardado), nunca cobrar otra vez";
 
@@ -143,24 +148,39 @@ pub fn unknown_charge(v: Verdict, answered: &[(String, String)], ledger: &[Charg
             .iter()
             .any(|c| &c.order_id == order && &c.charge_id == id)
     });
-    match (v, unknown) {
-        (
-            Verdict::Failed {
-                expected,
-                got,
-                steps,
-                owner,
-                ..
-            },
-            Some((order, id)),
-        ) => Verdict::Failed {
+    match unknown {
+        Some((order, id)) => with_hint(v, hints::unknown_charge(order, id)),
+        None => v,
+    }
+}
+
+/// `v` with the hint of the first request that broke the contract during
+/// the check (`broken`: no answer, a 5xx, a bad body), when it failed:
+/// what the service answered comes before what it did with the key.
+pub fn broken_answer(v: Verdict, broken: &[&'static str]) -> Verdict {
+    match broken.first() {
+        Some(hint) => with_hint(v, (*hint).to_string()),
+        None => v,
+    }
+}
+
+/// `v` with `hint` when it failed; unchanged otherwise.
+fn with_hint(v: Verdict, hint: String) -> Verdict {
+    match v {
+        Verdict::Failed {
             expected,
             got,
-            hint: hints::unknown_charge(order, id),
+            steps,
+            owner,
+            ..
+        } => Verdict::Failed {
+            expected,
+            got,
+            hint,
             steps,
             owner,
         },
-        (v, _) => v,
+        v => v,
     }
 }
 

@@ -169,14 +169,24 @@ impl Client {
             request = request.header("Idempotency-Key", k);
         }
         let cut = self.cut(limit);
-        let response = request
+        let answer = request
             .send(body.to_string())
-            .map_err(|e| transport_error(&e, "POST /charges", cut))?;
-        let answer = read_answer(response, cut)?;
-        if let Some(c) = &answer.charge {
+            .map_err(|e| transport_error(&e, "POST /charges", cut))
+            .and_then(|response| read_answer(response, cut));
+        match &answer {
+            Err(_) => self.timeline.broke(crate::checks::hints::ANSWER),
+            Ok(a) if a.problem.is_some() => {
+                self.timeline.broke(crate::checks::hints::CONTRACT);
+            }
+            Ok(_) => {}
+        }
+        if let Ok(Answer {
+            charge: Some(c), ..
+        }) = &answer
+        {
             self.timeline.note_answer(order_id, &c.charge_id);
         }
-        Ok(answer)
+        answer
     }
 
     /// `GET /health`'s status.

@@ -89,7 +89,14 @@ impl Identity {
     pub fn prepare(&self, command: &mut Command) {
         #[cfg(target_os = "linux")]
         if let Some((_, cell)) = &self.held {
-            command.env("HOME", &cell.scratch);
+            command
+                .env("HOME", &cell.scratch)
+                // Where `cargo run` can write (the command's folder may be
+                // root's), whatever the kit's own is.
+                .env("CARGO_TARGET_DIR", cell.scratch.join("target"));
+            if let Some(path) = std::env::var_os("PATH") {
+                command.env("PATH", reachable(&path));
+            }
             let cell = cell.clone();
             // SAFETY: `confine_service` only makes async-signal-safe
             // system calls (setrlimit, open/write of /proc/self, setgroups,
@@ -107,12 +114,36 @@ impl Identity {
     /// One Spanish line for a service that did not start: who its command
     /// ran as, when that is not the kit's own user.
     pub fn said(&self) -> Option<String> {
-        self.sandbox_uid().map(|uid| {
+        #[cfg(target_os = "linux")]
+        return self.sandbox_uid().map(|uid| {
             format!(
-                "(tu comando corrió como el usuario sin privilegios {uid} del sandbox del kit, no como root, con HOME y DATA_DIR en una carpeta de ese usuario)"
+                "(tu comando corrió como el usuario sin privilegios {uid} del sandbox del kit, no como root, con HOME y DATA_DIR en una carpeta de ese usuario, el PATH sin las carpetas que ese usuario no puede abrir y a lo sumo {} procesos)",
+                judge::runner::sandbox::SERVICE_PROCESSES
             )
-        })
+        });
+        #[cfg(not(target_os = "linux"))]
+        None
     }
+}
+
+/// The folders of `path` (a `PATH`) that any user may enter, every
+/// folder above them included: a program the sandbox's user cannot reach
+/// (root's `/root/.pyenv/shims`) is then not found, instead of a
+/// "Permission denied" ahead of the one it can run (`/usr/bin/python3`).
+#[cfg(target_os = "linux")]
+fn reachable(path: &std::ffi::OsStr) -> std::ffi::OsString {
+    use std::os::unix::fs::PermissionsExt;
+    let open_to_all = |dir: &Path| {
+        dir.ancestors().all(|d| {
+            d.as_os_str().is_empty()
+                || std::fs::metadata(d)
+                    .is_ok_and(|m| m.is_dir() && m.permissions().mode() & 0o001 != 0)
+        })
+    };
+    let kept: Vec<PathBuf> = std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute() && open_to_all(dir))
+        .collect();
+    std::env::join_paths(kept).unwrap_or_default()
 }
 
 impl Drop for Identity {

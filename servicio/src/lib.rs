@@ -223,9 +223,14 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
     };
     // What the service answered during a check (from `mark` on) against
     // the processor's record: a charge it never made is said as observed.
-    let unknown = |mark: usize, v: Verdict| {
-        checks::unknown_charge(v, &timeline.answered()[mark..], &processor.ledger())
+    // Before both, a request that broke the contract (no HTTP answer, a
+    // success without the contract's body): what the service answered
+    // comes first.
+    let unknown = |(mark, broken): (usize, usize), v: Verdict| {
+        let v = checks::unknown_charge(v, &timeline.answered()[mark..], &processor.ledger());
+        checks::broken_answer(v, &timeline.broken()[broken..])
     };
+    let marks = || (timeline.answered().len(), timeline.broken().len());
     // A check the run's end cut short is reported as such, not as the
     // service's mistake.
     let cut = |v: Verdict| {
@@ -253,8 +258,15 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
         match start(&dir, &processor, &timeline) {
             Err((e, true)) => return Err(e),
             Err((e, false)) => {
-                for id in single.iter().filter(|id| wanted(id)) {
-                    verdicts.push((id, not_started(&e, deadline, config.run_limit)));
+                for (i, id) in single.iter().filter(|id| wanted(id)).enumerate() {
+                    // Cut by the run's end: the first was starting, the
+                    // others never ran.
+                    let v = if i > 0 && Instant::now() >= deadline {
+                        out_of_time(config.run_limit)
+                    } else {
+                        not_started(&e, deadline, config.run_limit)
+                    };
+                    verdicts.push((id, v));
                 }
             }
             Ok(mut service) => {
@@ -274,7 +286,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                         }
                     }
                     let c = service.client.clone();
-                    let mark = timeline.answered().len();
+                    let mark = marks();
                     let v = if Instant::now() >= deadline {
                         out_of_time(config.run_limit)
                     } else {
@@ -301,7 +313,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
     }
 
     if wanted("dos-instancias") {
-        let mark = timeline.answered().len();
+        let mark = marks();
         let v = if Instant::now() >= deadline {
             out_of_time(config.run_limit)
         } else {
@@ -339,7 +351,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
     }
 
     if wanted("reinicio") {
-        let mark = timeline.answered().len();
+        let mark = marks();
         let v = if Instant::now() >= deadline {
             out_of_time(config.run_limit)
         } else {
@@ -593,10 +605,10 @@ fn restart(
             charges.len(),
             checks::answer_line(&retry)
         ),
-        if charges.len() >= 2 {
-            checks::hints::DURABLE
-        } else {
-            checks::hints::DURABLE_RESULT
+        match charges.len() {
+            0 => checks::hints::NO_CHARGE,
+            1 => checks::hints::DURABLE_RESULT,
+            _ => checks::hints::DURABLE,
         },
     )
     .with_steps(ctx.timeline.steps(order))
@@ -623,7 +635,11 @@ fn fleet_verdict(w: &WorldRun, want: &WorldFigures, with_keys: bool) -> Verdict 
     if same && w.problem_count == 0 {
         return Verdict::Passed;
     }
-    let hint = if with_keys {
+    // Answers that broke the contract (a 5xx, a bad body) come before
+    // what the service did with the key.
+    let hint = if w.problem_count > 0 {
+        checks::hints::CONTRACT
+    } else if with_keys {
         checks::hints::STORE
     } else {
         checks::hints::NO_KEY

@@ -56,6 +56,9 @@ pub struct Timeline {
     /// Every charge the service answered: the order asked for and the
     /// `charge_id` it named, in order (see [`Timeline::answered`]).
     answered: Arc<Mutex<Vec<(String, String)>>>,
+    /// Every request that got no answer the contract allows, in order: the
+    /// hint that says what to fix (see [`Timeline::broke`]).
+    broken: Arc<Mutex<Vec<&'static str>>>,
 }
 
 impl Default for Timeline {
@@ -71,7 +74,26 @@ impl Timeline {
             start: Instant::now(),
             events: Arc::default(),
             answered: Arc::default(),
+            broken: Arc::default(),
         }
+    }
+
+    /// Records that a request got no answer the contract allows (no HTTP
+    /// answer at all, a success without the contract's body), with the
+    /// hint that says what to fix.
+    pub fn broke(&self, hint: &'static str) {
+        self.broken
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(hint);
+    }
+
+    /// The hints of the requests that broke the contract so far, in order.
+    pub fn broken(&self) -> Vec<&'static str> {
+        self.broken
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Records that the service answered `charge_id` to a charge of

@@ -267,20 +267,28 @@ fn a_service_that_exits_or_never_answers_is_a_clear_message() {
 
 #[test]
 fn html_huge_bodies_and_cut_connections_are_named_not_hung() {
-    for (mode, want) in [
-        ("html", "parece HTML, no JSON"),
-        ("grande", "un cuerpo de más de 1 MiB"),
-        ("cortada", "POST /charges:"),
+    use servicio::checks::hints::{ANSWER, CONTRACT};
+    for (mode, want, hint) in [
+        ("html", "parece HTML, no JSON", CONTRACT),
+        ("grande", "un cuerpo de más de 1 MiB", ANSWER),
+        ("cortada", "POST /charges:", ANSWER),
     ] {
         let o = python(
             &format!("basura.py {mode}"),
             small_fleet(),
-            &["flota-con-key"],
+            &["flota-con-key", "reintento-mismo-cargo"],
         );
         let v = verdict(&o, "flota-con-key");
         let text = v.explanation().join("\n");
         assert!(!v.passed(), "{mode}");
         assert!(text.contains(want), "{mode}: {text}");
+        // The hint is about the answer that came, not about the key.
+        for id in ["flota-con-key", "reintento-mismo-cargo"] {
+            let Verdict::Failed { hint: got, .. } = verdict(&o, id) else {
+                panic!("{mode} {id}: {:?}", verdict(&o, id))
+            };
+            assert_eq!(got, hint, "{mode} {id}");
+        }
     }
 }
 
@@ -436,9 +444,22 @@ fn as_root_the_service_runs_as_an_unprivileged_user_that_owns_its_data_dir() {
         assert_eq!(field("escribe_aqui"), "False", "{e}");
         let data_dir = PathBuf::from(field("data_dir"));
         assert_eq!(data_dir.parent(), Some(Path::new(&field("home"))), "{e}");
+        assert_eq!(
+            PathBuf::from(field("cargo_target")),
+            Path::new(&field("home")).join("target"),
+            "{e}"
+        );
+        // Only folders any user may enter, every one above them too.
+        use std::os::unix::fs::PermissionsExt;
+        for dir in std::env::split_paths(&field("path")) {
+            for d in dir.ancestors().filter(|d| !d.as_os_str().is_empty()) {
+                let mode = std::fs::metadata(d).unwrap().permissions().mode();
+                assert_ne!(mode & 0o001, 0, "{} in PATH: {e}", dir.display());
+            }
+        }
         assert!(
             e.ends_with(&format!(
-                "(tu comando corrió como el usuario sin privilegios {uid} del sandbox del kit, no como root, con HOME y DATA_DIR en una carpeta de ese usuario)"
+                "(tu comando corrió como el usuario sin privilegios {uid} del sandbox del kit, no como root, con HOME y DATA_DIR en una carpeta de ese usuario, el PATH sin las carpetas que ese usuario no puede abrir y a lo sumo 512 procesos)"
             )),
             "{e}"
         );

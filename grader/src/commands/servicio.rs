@@ -52,6 +52,9 @@ mod imp {
     }
 
     fn go(cli: &Cli, args: &ServicioArgs) -> Result<ExitCode, String> {
+        // What a judge killed with SIGKILL left: its folders and, as root,
+        // every process of its sandbox's users (a service still running).
+        judge::runner::cleanup::remove_stale();
         if args.junit && !cfg!(feature = "junit") {
             return Err(
                 "--junit necesita un juez compilado con `--features servicio,junit`".into(),
@@ -97,7 +100,13 @@ mod imp {
                 )
             })?,
         };
-        let (command, source) = command_of(args, &cwd)?;
+        // Without a command (servicio.toml missing or malformed) nothing
+        // runs; a platform's report still says why (below).
+        let found = command_of(args, &cwd);
+        let (command, source) = match &found {
+            Ok(found) => found.clone(),
+            Err(_) => (String::new(), "sin comando (servicio.toml)".to_string()),
+        };
         let launch = Launch {
             command,
             cwd,
@@ -112,12 +121,16 @@ mod imp {
         };
         let message = format!("jugando la flota y las verificaciones contra {source}");
         let started = std::time::Instant::now();
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::progress::Progress::while_running(&message, || servicio::run(&config))
-        }))
-        .map_err(|_| "el kit falló al calificar el servicio".to_string())?;
-        // A service that never started: exit 2, but a platform's report
-        // still tells the student why (every check failed with the reason).
+        let outcome = match found {
+            Err(e) => Err(e),
+            Ok(_) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::progress::Progress::while_running(&message, || servicio::run(&config))
+            }))
+            .map_err(|_| "el kit falló al calificar el servicio".to_string())?,
+        };
+        // A service that never started (or had no command): exit 2, but a
+        // platform's report still tells the student why (every check
+        // failed with the reason).
         let machine = args.json || args.junit || args.gradescope || who.is_some();
         let (outcome, unstarted) = match outcome {
             Ok(o) => (o, false),
