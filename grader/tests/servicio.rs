@@ -95,12 +95,23 @@ fn a_failing_check_is_exit_1_with_the_command_that_repeats_it() {
             && xml.contains(r#"type="incorrecto">esperado: 1 cargo;"#),
         "{xml}"
     );
-    let json = text(&grader(&[&args[..], &["--gradescope"]].concat())).0;
+    // On Gradescope the folder is the platform's (`--carpeta
+    // /autograder/submission`): the command to repeat it leaves it out.
+    let folder = services().display().to_string();
+    let json = text(&grader(
+        &[&args[..], &["--gradescope", "--carpeta", &folder]].concat(),
+    ))
+    .0;
     // Every field Gradescope reads, with its type.
     let v = crate::informes::gradescope(&json);
     assert_eq!(v["score"], 0);
     assert_eq!(v["tests"][0]["status"], "failed");
     assert_eq!(v["tests"][0]["max_score"], 15);
+    let output = v["tests"][0]["output"].as_str().unwrap();
+    assert!(
+        output.ends_with("\nrepite solo esta: cargo run -p grader --features servicio -- servicio --comando 'python3 carrera.py' --verificacion reintentos-concurrentes"),
+        "{output}"
+    );
 }
 
 /// A fleet that does not finish: no table (it needs both), one line that

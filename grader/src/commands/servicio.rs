@@ -360,13 +360,21 @@ mod imp {
 
     /// The command line that runs check `id` alone: this run's own
     /// arguments after `servicio`, without the output flags and other
-    /// `--verificacion`s.
+    /// `--verificacion`s; on a platform (Gradescope, Classroom 50) also
+    /// without `--carpeta`, the platform's folder: the student runs it in
+    /// their own.
     fn repro_command(id: &str) -> String {
         let argv: Vec<String> = std::env::args().skip(1).collect();
         let start = argv
             .iter()
             .position(|a| a == "servicio" || a == "service")
             .map_or(argv.len(), |i| i + 1);
+        let platform = argv[start..].iter().any(|a| {
+            matches!(
+                a.split('=').next().unwrap_or(""),
+                "--gradescope" | "--gradescope-json" | "--classroom50" | "--classroom-50"
+            )
+        });
         let mut kept = Vec::new();
         let mut skip_value = false;
         for a in &argv[start..] {
@@ -377,6 +385,7 @@ mod imp {
             let name = a.split('=').next().unwrap_or("");
             match name {
                 "--verificacion" | "--check" | "--html" => skip_value = !a.contains('='),
+                "--carpeta" | "--dir" if platform => skip_value = !a.contains('='),
                 "--json" | "--gradescope" | "--gradescope-json" | "--junit" | "--classroom50"
                 | "--classroom-50" => {}
                 _ => kept.push(quote(a)),
