@@ -473,7 +473,8 @@ fn the_next_run_stops_what_a_judge_killed_with_sigkill_left() {
         let _ = Command::new("pkill").args(["-f", "sleep 654321"]).status();
         return;
     }
-    assert_eq!(sleepers("654321").len(), 1, "SIGKILL stopped it after all");
+    // SIGKILL alone leaves it running (any judge that starts next stops it:
+    // in this suite a neighbour test's may come first).
     let o = grader(&["--comando", "exit 7", "--espera", "5"]);
     assert_eq!(o.status.code(), Some(2));
     let until = Instant::now() + Duration::from_secs(5);

@@ -268,28 +268,33 @@ fn a_service_that_exits_or_never_answers_is_a_clear_message() {
 #[test]
 fn html_huge_bodies_and_cut_connections_are_named_not_hung() {
     use servicio::checks::hints::{ANSWER, CONTRACT};
-    for (mode, want, hint) in [
-        ("html", "parece HTML, no JSON", CONTRACT),
-        ("grande", "un cuerpo de más de 1 MiB", ANSWER),
-        ("cortada", "POST /charges:", ANSWER),
-    ] {
-        let o = python(
-            &format!("basura.py {mode}"),
-            small_fleet(),
-            &["flota-con-key", "reintento-mismo-cargo"],
-        );
-        let v = verdict(&o, "flota-con-key");
-        let text = v.explanation().join("\n");
-        assert!(!v.passed(), "{mode}");
-        assert!(text.contains(want), "{mode}: {text}");
-        // The hint is about the answer that came, not about the key.
-        for id in ["flota-con-key", "reintento-mismo-cargo"] {
-            let Verdict::Failed { hint: got, .. } = verdict(&o, id) else {
-                panic!("{mode} {id}: {:?}", verdict(&o, id))
-            };
-            assert_eq!(got, hint, "{mode} {id}");
+    // Side by side: each mostly waits for its service.
+    std::thread::scope(|s| {
+        for (mode, want, hint) in [
+            ("html", "parece HTML, no JSON", CONTRACT),
+            ("grande", "un cuerpo de más de 1 MiB", ANSWER),
+            ("cortada", "POST /charges:", ANSWER),
+        ] {
+            s.spawn(move || {
+                let o = python(
+                    &format!("basura.py {mode}"),
+                    small_fleet(),
+                    &["flota-con-key", "reintento-mismo-cargo"],
+                );
+                let v = verdict(&o, "flota-con-key");
+                let text = v.explanation().join("\n");
+                assert!(!v.passed(), "{mode}");
+                assert!(text.contains(want), "{mode}: {text}");
+                // The hint is about the answer that came, not about the key.
+                for id in ["flota-con-key", "reintento-mismo-cargo"] {
+                    let Verdict::Failed { hint: got, .. } = verdict(&o, id) else {
+                        panic!("{mode} {id}: {:?}", verdict(&o, id))
+                    };
+                    assert_eq!(got, hint, "{mode} {id}");
+                }
+            });
         }
-    }
+    });
 }
 
 #[test]
