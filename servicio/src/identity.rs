@@ -1,11 +1,12 @@
 //! Who a run's services run as. On Linux, when the kit runs as root (an
-//! instructor's CI, Gradescope, Classroom 50's runner), the student's
-//! command never runs as root: every instance of one run runs as the same
-//! unprivileged user of the judge's sandbox ([`judge::runner::sandbox`]),
-//! with an empty folder of that user's as `HOME` and its `DATA_DIR`s inside
-//! it; on the judge's network (the processor is on loopback), with a limit
-//! on its processes ([`judge::runner::sandbox::SERVICE_PROCESSES`]). At the
-//! run's end every process of that user is killed and the folder removed.
+//! instructor's CI, Gradescope), the student's command never runs as root:
+//! every instance of one run runs as the same unprivileged user of the
+//! judge's sandbox ([`judge::runner::sandbox`]), with an empty folder of
+//! that user's as `HOME` (its `DATA_DIR`s and `CARGO_TARGET_DIR` inside
+//! it), a `PATH` without the folders that user cannot enter, on the
+//! judge's network (the processor is on loopback), with a limit on its
+//! processes ([`judge::runner::sandbox::SERVICE_PROCESSES`]). At the run's
+//! end every process of that user is killed and the folder removed.
 //! Not root (a student's laptop), with `KIT_SIN_SANDBOX=1`, or outside
 //! Linux, the command runs as the kit's own user.
 

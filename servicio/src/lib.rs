@@ -226,7 +226,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
     // Before both, a request that broke the contract (no HTTP answer, a
     // success without the contract's body): what the service answered
     // comes first.
-    let unknown = |(mark, broken): (usize, usize), v: Verdict| {
+    let answers_first = |(mark, broken): (usize, usize), v: Verdict| {
         let v = checks::unknown_charge(v, &timeline.answered()[mark..], &processor.ledger());
         checks::broken_answer(v, &timeline.broken()[broken..])
     };
@@ -304,7 +304,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                             _ => checks::gives_up(&ctx, &c),
                         }
                     };
-                    let v = cut(died(unknown(mark, v), &mut [&mut service]));
+                    let v = cut(died(answers_first(mark, v), &mut [&mut service]));
                     verdicts.push((id, v));
                 }
                 service.stop();
@@ -347,7 +347,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                 }
             }
         };
-        verdicts.push(("dos-instancias", cut(unknown(mark, v))));
+        verdicts.push(("dos-instancias", cut(answers_first(mark, v))));
     }
 
     if wanted("reinicio") {
@@ -364,7 +364,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                 }),
             }
         };
-        verdicts.push(("reinicio", cut(unknown(mark, v))));
+        verdicts.push(("reinicio", cut(answers_first(mark, v))));
     }
 
     // A plain retry that charged again (reintento-mismo-cargo fails before
@@ -391,6 +391,21 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
         }
     }
     if plain_retry_charged {
+        // Only the hints about what the service did with the key: one
+        // about its answers (none, a bad body, a charge never made) stays.
+        use checks::hints::{
+            ATOMIC, DURABLE, DURABLE_RESULT, GIVE_UP, OTHER_BODY, RACE_FIRST, SHARED, STORE,
+        };
+        let about_the_key = [
+            RACE_FIRST,
+            ATOMIC,
+            DURABLE,
+            DURABLE_RESULT,
+            GIVE_UP,
+            OTHER_BODY,
+            SHARED,
+            STORE,
+        ];
         for (id, v) in &mut verdicts {
             if let (
                 "otra-solicitud-422"
@@ -400,6 +415,7 @@ pub fn run(config: &Config) -> Result<Outcome, String> {
                 | "cliente-que-abandona",
                 Verdict::Failed { hint, .. },
             ) = (*id, v)
+                && about_the_key.contains(&hint.as_str())
             {
                 *hint = checks::hints::PLAIN_RETRY_FIRST.to_string();
             }
