@@ -104,12 +104,10 @@ def main():
     else:
         orden = ["cargo", "run", "-q", "-p", "grader", "--", "--format", "classroom50", "--output", RESULTADO]
     try:
-        if proyecto:
-            with open(RESULTADO, "w", encoding="utf-8") as salida:
-                corrida = subprocess.run(orden, timeout=LIMITE_SEGUNDOS, stdin=subprocess.DEVNULL,
-                                         stdout=salida)
-        else:
-            corrida = subprocess.run(orden, timeout=LIMITE_SEGUNDOS, stdin=subprocess.DEVNULL)
+        # El proyecto escribe result.json en la salida estándar.
+        with open(RESULTADO if proyecto else os.devnull, "w", encoding="utf-8") as salida:
+            corrida = subprocess.run(orden, timeout=LIMITE_SEGUNDOS, stdin=subprocess.DEVNULL,
+                                     stdout=salida if proyecto else None)
         estado = corrida.returncode
     except subprocess.TimeoutExpired:
         sin_calificar("El grader no terminó en %d minutos; puntaje 0. Avisa a tu instructor." % (LIMITE_SEGUNDOS // 60))

@@ -393,6 +393,32 @@ fn ctrl_c_stops_what_the_service_left_outside_its_group() {
     assert_eq!(left(), Vec::<String>::new());
 }
 
+/// `grader servicio --comando COMMAND --espera 60` in the background
+/// (stdout gone, stderr as `stderr`), once its service's `sleep SECONDS`
+/// runs.
+#[cfg(target_os = "linux")]
+fn sleeping_service(
+    command: &str,
+    seconds: &str,
+    stderr: std::process::Stdio,
+) -> std::process::Child {
+    use std::time::{Duration, Instant};
+    let child = Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(["servicio", "--comando", command, "--espera", "60"])
+        .current_dir(services())
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    while sleepers(seconds).is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(sleepers(seconds).len(), 1, "the service did not start");
+    child
+}
+
 /// Ctrl-C when stderr is already gone (`grader … 2>&1 | head -1`, a
 /// closed terminal): the judge still stops what it started and ends with
 /// 130 (it used to hang for ever: writing its last line panicked).
@@ -400,21 +426,9 @@ fn ctrl_c_stops_what_the_service_left_outside_its_group() {
 #[test]
 fn ctrl_c_with_stderr_closed_still_ends_the_judge() {
     use std::time::{Duration, Instant};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))
-        .args(["servicio", "--comando", "sleep 765432", "--espera", "60"])
-        .current_dir(services())
-        .env("NO_COLOR", "1")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = sleeping_service("sleep 765432", "765432", std::process::Stdio::piped());
     // The reading end closed: every write to stderr fails.
     drop(child.stderr.take());
-    let until = Instant::now() + Duration::from_secs(30);
-    while sleepers("765432").is_empty() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(sleepers("765432").len(), 1, "the service did not start");
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -445,26 +459,8 @@ fn the_next_run_stops_what_a_judge_killed_with_sigkill_left() {
         .unwrap()
         .lines()
         .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
-    let mut judge = Command::new(env!("CARGO_BIN_EXE_grader"))
-        // `; true`: the shell waits for its child instead of becoming it.
-        .args([
-            "servicio",
-            "--comando",
-            "sleep 654321; true",
-            "--espera",
-            "60",
-        ])
-        .current_dir(services())
-        .env("NO_COLOR", "1")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let until = Instant::now() + Duration::from_secs(30);
-    while sleepers("654321").is_empty() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(sleepers("654321").len(), 1, "the service did not start");
+    // `; true`: the shell waits for its child instead of becoming it.
+    let mut judge = sleeping_service("sleep 654321; true", "654321", std::process::Stdio::null());
     judge.kill().unwrap();
     judge.wait().unwrap();
     std::thread::sleep(Duration::from_millis(200));

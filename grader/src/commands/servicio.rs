@@ -369,12 +369,16 @@ mod imp {
             .iter()
             .position(|a| a == "servicio" || a == "service")
             .map_or(argv.len(), |i| i + 1);
-        let platform = argv[start..].iter().any(|a| {
-            matches!(
-                a.split('=').next().unwrap_or(""),
-                "--gradescope" | "--gradescope-json" | "--classroom50" | "--classroom-50"
-            )
-        });
+        const PLATFORMS: [&str; 4] = [
+            "--gradescope",
+            "--gradescope-json",
+            "--classroom50",
+            "--classroom-50",
+        ];
+        let flag = |a: &String| a.split('=').next().unwrap_or("").to_string();
+        let platform = argv[start..]
+            .iter()
+            .any(|a| PLATFORMS.contains(&flag(a).as_str()));
         let mut kept = Vec::new();
         let mut skip_value = false;
         for a in &argv[start..] {
@@ -382,12 +386,12 @@ mod imp {
                 skip_value = false;
                 continue;
             }
-            let name = a.split('=').next().unwrap_or("");
-            match name {
+            let name = flag(a);
+            match name.as_str() {
                 "--verificacion" | "--check" | "--html" => skip_value = !a.contains('='),
                 "--carpeta" | "--dir" if platform => skip_value = !a.contains('='),
-                "--json" | "--gradescope" | "--gradescope-json" | "--junit" | "--classroom50"
-                | "--classroom-50" => {}
+                "--json" | "--junit" => {}
+                n if PLATFORMS.contains(&n) => {}
                 _ => kept.push(quote(a)),
             }
         }

@@ -36,19 +36,28 @@ fn parents() -> HashMap<i32, i32> {
         let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid …`: the name may hold spaces and ')'.
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|p| p.parse().ok());
-        if let Some(ppid) = ppid {
+        if let Some(ppid) = stat_field(pid, PPID) {
             map.insert(pid, ppid);
         }
     }
     map
+}
+
+/// The parent's pid: field 1 of `/proc/<pid>/stat` after the name.
+const PPID: usize = 1;
+/// The process group: field 2 after the name.
+const PGRP: usize = 2;
+
+/// Field `n` of `/proc/<pid>/stat` after the name (`pid (comm) state ppid
+/// pgrp …`: the name may hold spaces and ')'); `None` once it is gone.
+fn stat_field(pid: i32, n: usize) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(n)?
+        .parse()
+        .ok()
 }
 
 /// The descendants of `root`, `root` left out.
@@ -106,7 +115,7 @@ pub(super) fn sweep(tracked: &[i32]) {
         // in its grace after SIGTERM, adopted when the shell that led its
         // group died first).
         .filter(|pid| {
-            !tracked.contains(pid) && !group_of(*pid).is_some_and(|g| tracked.contains(&g))
+            !tracked.contains(pid) && !stat_field(*pid, PGRP).is_some_and(|g| tracked.contains(&g))
         })
         .collect();
         if adopted.is_empty() {
@@ -125,19 +134,6 @@ pub(super) fn sweep(tracked: &[i32]) {
             let _ = waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG));
         }
     }
-}
-
-/// The process group of `pid`, from `/proc/<pid>/stat` (`None` once it is
-/// gone).
-fn group_of(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // `pid (comm) state ppid pgrp …`: the name may hold spaces and ')'.
-    stat.rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(2)?
-        .parse()
-        .ok()
 }
 
 /// The judge's children (of every thread, zombies included), from
