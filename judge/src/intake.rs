@@ -463,19 +463,19 @@ mod tests {
 
     #[test]
     fn the_loose_files_are_the_catalogs() {
-        assert_eq!(
-            loose_files(),
-            [
-                "payments_server.rs",
-                "client.rs",
-                "reconciliation.rs",
-                "atomic_server.rs",
-            ]
-        );
+        let files: Vec<&str> = crate::catalog::ENTRIES
+            .iter()
+            .map(|e| e.file.strip_prefix("exercises/src/").unwrap())
+            .collect();
+        assert_eq!(loose_files(), files);
+        assert_eq!(loose_files()[..2], ["payments_server.rs", "client.rs"]);
         let e = tempfile::tempdir().unwrap();
         assert_eq!(
             take(e.path()).unwrap().empty_message(),
-            "la entrega no trae ningún archivo de ejercicio: ni una carpeta exercises/src ni payments_server.rs, client.rs, reconciliation.rs o atomic_server.rs; se calificaría la plantilla sin tocar"
+            format!(
+                "la entrega no trae ningún archivo de ejercicio: ni una carpeta exercises/src ni {}; se calificaría la plantilla sin tocar",
+                crate::catalog::listed(&files, "o")
+            )
         );
     }
 
@@ -519,17 +519,22 @@ mod tests {
         let i = take(&sub).unwrap();
         assert_eq!(i.ignored_lib, None);
         i.write_into(&kit).unwrap();
-        assert_eq!(
-            src_of(&kit),
-            pairs(&[
-                ("atomic_server.rs", "stub"),
-                ("client.rs", "mine c"),
-                ("lib.rs", "kit lib"),
-                ("payments_server.rs", "stub"),
-                ("reconciliation/mod.rs", "mine r"),
-                ("reconciliation/util.rs", "mine u"),
-            ])
-        );
+        // The stubs it does not bring stay (whatever the catalog's other
+        // exercises are); the reconciliation file gives way to its folder.
+        let mut want = pairs(&[
+            ("client.rs", "mine c"),
+            ("lib.rs", "kit lib"),
+            ("reconciliation/mod.rs", "mine r"),
+            ("reconciliation/util.rs", "mine u"),
+        ]);
+        for f in exercise_files() {
+            if !["client.rs", "reconciliation.rs"].contains(&f) {
+                want.push((f.to_string(), "stub".to_string()));
+            }
+        }
+        want.sort();
+        assert!(want.contains(&("payments_server.rs".to_string(), "stub".to_string())));
+        assert_eq!(src_of(&kit), want);
         assert_eq!(
             i.taken_line(),
             "entrega: exercises/src (client.rs, reconciliation/mod.rs, reconciliation/util.rs)"
@@ -573,7 +578,10 @@ mod tests {
         put(&f, "exercises/src/lib.rs", "x");
         assert_eq!(
             take(&f).unwrap().empty_message(),
-            "la entrega trae exercises/src pero ningún archivo de ejercicio (payments_server.rs, client.rs, reconciliation.rs o atomic_server.rs); se calificaría la plantilla sin tocar (su exercises/src/lib.rs no cuenta: el juez usa siempre el lib.rs del kit)"
+            format!(
+                "la entrega trae exercises/src pero ningún archivo de ejercicio ({}); se calificaría la plantilla sin tocar (su exercises/src/lib.rs no cuenta: el juez usa siempre el lib.rs del kit)",
+                crate::catalog::listed(&loose_files(), "o")
+            )
         );
     }
 

@@ -65,3 +65,33 @@ pub struct Entry {
     /// Where its points count.
     pub pool: Pool,
 }
+
+/// The course as the lessons give it: the one place a test writes the kit's
+/// exercises by hand (their ids, files, functions, lessons and pools, in
+/// order). Every other test of the kit reads them from the catalog, so a new
+/// exercise changes this test and its own folder, not the tests of the
+/// mechanisms it goes through.
+#[cfg(test)]
+mod tests {
+    use super::{Pool, Pool::*};
+    use crate::catalog::ENTRIES;
+
+    #[test]
+    fn the_kits_exercises_are_the_courses() {
+        let got: Vec<(&str, &str, &str, u32, Pool)> = ENTRIES
+            .iter()
+            .map(|e| (e.id, e.file, e.function, e.lesson, e.pool))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("cobro", "exercises/src/payments_server.rs", "PaymentsServer::charge", 2, Course),
+                ("cliente", "exercises/src/client.rs", "charge_order", 3, Course),
+                ("reconciliacion", "exercises/src/reconciliation.rs", "reconcile", 2, Course),
+                ("atomico", "exercises/src/atomic_server.rs", "AtomicPaymentsServer::charge", 4, Bonus),
+            ]
+        );
+        assert_eq!(crate::catalog::count_in_words(), "cuatro");
+        assert_eq!(crate::catalog::course_count_in_words(), "tres");
+    }
+}
