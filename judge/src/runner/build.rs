@@ -192,7 +192,7 @@ fn harness_at(root: &Path, which: Harness, target: Option<&Path>) -> Result<Path
         // for its own.
         let built = cargo_build(root, which, Some(target))?;
         if let Some(folder) = built.parent().and_then(Path::parent) {
-            let _ = std::fs::remove_file(marker(folder, which));
+            let _ = std::fs::write(marker(folder, which), A_COPY);
         }
         return Ok(built);
     }
@@ -207,6 +207,10 @@ fn harness_at(root: &Path, which: Harness, target: Option<&Path>) -> Result<Path
     let same_copy = profile
         .parent()
         .is_some_and(|t| last_copy(t).is_some_and(|last| last == ours));
+    // Another copy built here last (not: nothing the judge built yet, as in
+    // a fresh clone, where touching the sources would only make the kit's
+    // own `cargo test` compile them again).
+    let other_copy = |target: &Path| last_copy(target).is_some_and(|last| last != ours);
     let now = fingerprint_of(root, which);
     let last = Record::load(&fingerprint::record_path(&profile, root, which.binary()));
     if same_copy && let Some(last) = &last {
@@ -227,7 +231,7 @@ fn harness_at(root: &Path, which: Harness, target: Option<&Path>) -> Result<Path
     // of now before the build (one build per submission; touching them
     // after a first build and building again cost curso two).
     let student_sources = root.join(which.which.crate_name()).join("src");
-    if !same_copy {
+    if profile.parent().is_some_and(other_copy) {
         touch_sources(&student_sources);
     }
     let mut built = cargo_build(root, which, None)?;
@@ -239,7 +243,7 @@ fn harness_at(root: &Path, which: Harness, target: Option<&Path>) -> Result<Path
         // cargo's configuration), where another copy built last: the same
         // guard, after the fact.
         let predicted = profile.parent().and_then(|p| std::fs::canonicalize(p).ok());
-        if std::fs::canonicalize(&target).ok() != predicted {
+        if std::fs::canonicalize(&target).ok() != predicted && other_copy(&target) {
             touch_sources(&student_sources);
             built = cargo_build(root, which, None)?;
         }
@@ -280,6 +284,11 @@ pub fn turn_in(target: &Path) -> Option<std::fs::File> {
     file.lock().ok()?;
     Some(file)
 }
+
+/// What the marker says after a copy with replaced files built
+/// ([`harness_at`] with a target): never a kit's path, so the next build in
+/// place touches its sources.
+const A_COPY: &str = "(una copia del kit con archivos reemplazados)";
 
 /// The file in `target` naming the copy of the kit that built `which` last.
 fn marker(target: &Path, which: Harness) -> PathBuf {
