@@ -102,8 +102,14 @@ fn a_service_that_ignores_the_key_fails_the_retry_and_the_fleet_with_keys() {
 
 #[test]
 fn look_up_then_charge_then_store_fails_the_concurrent_checks_every_run() {
-    // Three runs of the same race: the held charge makes it certain.
-    for _ in 0..3 {
+    // Three runs of the same race, side by side: the held charge makes it
+    // certain in each.
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(one_run);
+        }
+    });
+    fn one_run() {
         let o = python(
             "carrera.py",
             small_fleet(),
@@ -332,25 +338,29 @@ fn chunked_and_close_delimited_answers_are_read() {
 
 #[test]
 fn a_slow_service_meets_the_request_limit_and_a_long_run_the_run_limit() {
-    let mut slow = config("python3 basura.py lenta", small_fleet(), &["flota-con-key"]);
-    slow.launch.request_limit = Duration::from_secs(1);
-    let started = std::time::Instant::now();
-    let o = servicio::run(&slow).unwrap();
-    let text = verdict(&o, "flota-con-key").explanation().join("\n");
-    assert!(
-        text.contains("obtenido: orden ord_0001: POST /charges: el servicio no respondió dentro del límite de tiempo por petición (1 s, --limite-peticion)"),
-        "{text}"
-    );
-    assert!(
-        text.contains("pista: cada request termina con una respuesta HTTP"),
-        "{text}"
-    );
-    assert!(!text.contains("murió"), "{text}");
-    assert!(started.elapsed() < Duration::from_secs(25));
-    // The run's end cuts the fleet's request and a check's wait for the
-    // charge (10 s each, the request limit): both reported as the run's
-    // limit, not as the service's mistake. Side by side.
+    // Three runs side by side: the request limit, and the run's limit in
+    // the middle of the fleet and of a check.
     std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut slow = config("python3 basura.py lenta", small_fleet(), &["flota-con-key"]);
+            slow.launch.request_limit = Duration::from_secs(1);
+            let started = std::time::Instant::now();
+            let o = servicio::run(&slow).unwrap();
+            let text = verdict(&o, "flota-con-key").explanation().join("\n");
+            assert!(
+                text.contains("obtenido: orden ord_0001: POST /charges: el servicio no respondió dentro del límite de tiempo por petición (1 s, --limite-peticion)"),
+                "{text}"
+            );
+            assert!(
+                text.contains("pista: cada request termina con una respuesta HTTP"),
+                "{text}"
+            );
+            assert!(!text.contains("murió"), "{text}");
+            assert!(started.elapsed() < Duration::from_secs(25));
+        });
+        // The run's end cuts the fleet's request and a check's wait for the
+        // charge (10 s each, the request limit): both reported as the run's
+        // limit, not as the service's mistake.
         for (only, when) in [
             ("flota-sin-key", "en medio de la flota"),
             ("cliente-que-abandona", "en medio de esta verificación"),
