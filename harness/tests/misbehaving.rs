@@ -1241,19 +1241,21 @@ fn main() {
     // Shared harness processes give the verdicts of one process per list.
     // The process kit passes everything, its `sleep 30` running beside
     // the shared process's later jobs.
-    for (kit, limit, fails) in [
+    // Two at a time, as the first round.
+    let shared = [
         ("AbortingReconcile", GENEROUS, true),
         ("ExitingServer", GENEROUS, true),
         ("StackOverflowClient", GENEROUS, true),
         ("PanicServer", GENEROUS, true),
         ("LoopingReconcile", TIMEOUT, true),
         ("ProcessLeavingServer", GENEROUS, false),
-    ] {
-        results.push((
+    ];
+    results.extend(two_at_a_time(&shared, |&(kit, limit, fails)| {
+        (
             format!("{kit} compartido = uno por lista"),
             shared_as_alone(&catalog, kit, limit, fails),
-        ));
-    }
+        )
+    }));
     let clean = || vec![reconcile_job(0), reconcile_job(1)];
     let lists: [SharedLists; 3] = [
         (

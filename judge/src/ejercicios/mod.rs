@@ -85,10 +85,34 @@ mod tests {
         assert_eq!(
             got,
             [
-                ("cobro", "exercises/src/payments_server.rs", "PaymentsServer::charge", 2, Course),
-                ("cliente", "exercises/src/client.rs", "charge_order", 3, Course),
-                ("reconciliacion", "exercises/src/reconciliation.rs", "reconcile", 2, Course),
-                ("atomico", "exercises/src/atomic_server.rs", "AtomicPaymentsServer::charge", 4, Bonus),
+                (
+                    "cobro",
+                    "exercises/src/payments_server.rs",
+                    "PaymentsServer::charge",
+                    2,
+                    Course
+                ),
+                (
+                    "cliente",
+                    "exercises/src/client.rs",
+                    "charge_order",
+                    3,
+                    Course
+                ),
+                (
+                    "reconciliacion",
+                    "exercises/src/reconciliation.rs",
+                    "reconcile",
+                    2,
+                    Course
+                ),
+                (
+                    "atomico",
+                    "exercises/src/atomic_server.rs",
+                    "AtomicPaymentsServer::charge",
+                    4,
+                    Bonus
+                ),
             ]
         );
         assert_eq!(crate::catalog::count_in_words(), "cuatro");

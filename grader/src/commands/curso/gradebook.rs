@@ -96,7 +96,10 @@ mod tests {
         // A column per exercise of the catalog, in its order.
         assert_eq!(
             header,
-            format!("entrega,estado,puntaje,maximo,{}", judge::catalog::ids().join(","))
+            format!(
+                "entrega,estado,puntaje,maximo,{}",
+                judge::catalog::ids().join(",")
+            )
         );
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let page = "docs/src/instructores/curso.md";
