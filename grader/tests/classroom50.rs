@@ -140,7 +140,8 @@ fn the_reference_scores_100_of_100_and_the_stubs_0() {
         assert_eq!(r["datetime"], "2026-12-01T00:00:00Z");
         assert!(body.contains("**Puntaje: 100/100 puntos"), "{body}");
         // The bonus: listed test by test, outside score and max-score.
-        assert!(body.contains(" · bonus 20/20**"), "{body}");
+        let b = informes::bonus_points();
+        assert!(body.contains(&format!(" · bonus {b}/{b}**")), "{body}");
         let bonus: Vec<&Value> = r["tests"]
             .as_array()
             .unwrap()
@@ -172,7 +173,10 @@ fn the_reference_scores_100_of_100_and_the_stubs_0() {
         );
         assert!(body.contains("todavía es todo!()"), "{body}");
         assert!(
-            body.contains("bonus 0/20: pendiente, todavía es todo!()**"),
+            body.contains(&format!(
+                "bonus 0/{}: pendiente, todavía es todo!()**",
+                informes::bonus_points()
+            )),
             "{body}"
         );
     }

@@ -173,7 +173,10 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
     let score = out.trim_end().lines().rev().nth(1).unwrap();
     assert!(score.starts_with("Puntaje: 0/100 puntos (0/"), "{out}");
     assert!(
-        score.ends_with(" · bonus 0/20: pendiente, todavía es todo!()"),
+        score.ends_with(&format!(
+            " · bonus 0/{}: pendiente, todavía es todo!()",
+            informes::bonus_points()
+        )),
         "{out}"
     );
     // There is no reference to grade.

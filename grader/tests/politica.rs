@@ -16,6 +16,7 @@
 //! them with the other nested builds.
 
 use crate::anidado;
+use crate::informes;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -135,7 +136,10 @@ fn exercises_that_watch_where_they_run_or_read_outside_get_zero_in_every_format(
                 SHADOW,
                 EXE_RECONCILE,
                 STD_SYNC,
-                "Puntaje: 0/100 puntos (0/40 verificaciones) · bonus 0/20: rechazado por la política de código",
+                &format!(
+                    "Puntaje: 0/100 puntos (0/40 verificaciones) · bonus 0/{}: rechazado por la política de código",
+                    informes::bonus_points()
+                ),
             ],
         );
         assert!(!report.contains("no compila"), "{report}");
@@ -152,7 +156,7 @@ fn exercises_that_watch_where_they_run_or_read_outside_get_zero_in_every_format(
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["score"].as_f64(), Some(0.0));
     let tests = json["tests"].as_array().unwrap();
-    assert_eq!(tests.len(), 54);
+    assert_eq!(tests.len(), informes::default_check_count());
     for t in tests {
         assert_eq!(t["score"].as_f64(), Some(0.0), "{t}");
         let output = t["output"].as_str().unwrap();
@@ -170,7 +174,11 @@ fn exercises_that_watch_where_they_run_or_read_outside_get_zero_in_every_format(
     }
     let out = judge(&root, &["--format", "junit"], false);
     let xml = text(&out.stdout);
-    assert_eq!(xml.matches("type=\"rechazado\"").count(), 54, "{xml}");
+    assert_eq!(
+        xml.matches("type=\"rechazado\"").count(),
+        informes::default_check_count(),
+        "{xml}"
+    );
     for line in [EXE_SERVER, PATH, SHADOW, EXE_RECONCILE, STD_SYNC] {
         // Quotes and apostrophes are escaped in XML; these lines have none.
         assert!(xml.contains(line), "{line}");
@@ -218,8 +226,8 @@ fn a_use_in_lib_rs_refuses_every_exercise() {
         "exercises/src/lib.rs:{n}:1: usa static LLAMADAS (estado global compartido entre llamadas): ningún ejercicio lo necesita; lo que se recuerda entre llamadas vive en el servidor (self) o en los parámetros, no en una variable global"
     );
     let tests = json["tests"].as_array().unwrap();
-    // The bonus's checks too: lib.rs reaches exercise 4.
-    assert_eq!(tests.len(), 54);
+    // The bonus's checks too: lib.rs reaches every exercise.
+    assert_eq!(tests.len(), informes::default_check_count());
     for t in tests {
         assert!(t["output"].as_str().unwrap().contains(&line), "{t}");
     }

@@ -36,7 +36,8 @@ fn the_kits_rubric_lists_exactly_the_default_catalog_and_sums_to_100() {
         extra.is_empty(),
         "ids in grader/rubrica.toml that are not checks: {extra:?}"
     );
-    // 100 outside the bonus; the bonus (exercise 4) its own 20.
+    // 100 outside the bonus; the bonus (the catalog's bonus exercises)
+    // apart, exercise 4's 20 of it.
     let total = |bonus: bool| -> Points {
         rubric
             .listed
@@ -46,16 +47,32 @@ fn the_kits_rubric_lists_exactly_the_default_catalog_and_sums_to_100() {
             .sum()
     };
     assert_eq!(total(false), Points::whole(100));
-    assert_eq!(total(true), Points::whole(20));
-    assert_eq!(rubric.bonus, ["atomico"]);
+    assert_eq!(total(true).as_f64(), crate::informes::bonus_points());
+    assert_eq!(rubric.listed_total("atomico"), Points::whole(20));
+    let bonus: Vec<&str> = Exercise::ALL
+        .iter()
+        .filter(|e| e.bonus())
+        .map(|e| e.id())
+        .collect();
+    assert_eq!(rubric.bonus, bonus);
     for exercise in Exercise::ALL {
         assert!(
             rubric.listed_total(exercise.id()) > Points::ZERO,
             "{exercise:?}"
         );
-        let pool = if exercise.bonus() { 5 } else { 10 };
-        assert_eq!(rubric.variant_pool(exercise.id()), Points::whole(pool));
+        // A course exercise's hidden variants share 10 points; a bonus's
+        // fewer (exercise 4's 5), never none.
+        let pool = rubric.variant_pool(exercise.id());
+        if exercise.bonus() {
+            assert!(
+                pool > Points::ZERO && pool < Points::whole(10),
+                "{exercise:?}"
+            );
+        } else {
+            assert_eq!(pool, Points::whole(10), "{exercise:?}");
+        }
     }
+    assert_eq!(rubric.variant_pool("atomico"), Points::whole(5));
 }
 
 #[test]
