@@ -209,9 +209,13 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
         &[("KIT_SEMILLA_SECRETA", "4242")],
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
-    // 130, and the bonus's 20 + its variants' 5 on top.
+    // 130, and the bonus's points and its variants' on top.
     assert!(
-        (informes::gradescope_max(&informes::gradescope(&text(&o.stdout))) - 155.0).abs() < 1e-9
+        (informes::gradescope_max(&informes::gradescope(&text(&o.stdout)))
+            - 130.0
+            - informes::bonus_points_with_variants())
+        .abs()
+            < 1e-9
     );
 
     // Fixed, but now depending on the reference solutions: refused.

@@ -635,9 +635,25 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
         15
     );
     assert!(hidden.iter().all(|t| t["visibility"] == "after_published"));
+    // Every test of its results.json (89 with the kit's exercises: 54
+    // checks, 30 hidden variants and the bonus's 5).
+    let tests = g.results["tests"].as_array().unwrap().len();
+    let bonus_hidden = g.results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"].as_str().unwrap().contains("/variante-") && is_bonus(t))
+        .count();
+    assert!(bonus_hidden > 0);
+    assert_eq!(
+        tests,
+        informes::default_check_count() + hidden.len() + bonus_hidden
+    );
     assert!(
-        g.stdout
-            .contains("Puntaje: 130/130 · bonus 0/25 (89 pruebas; results.json)"),
+        g.stdout.contains(&format!(
+            "Puntaje: 130/130 · bonus 0/{} ({tests} pruebas; results.json)",
+            informes::bonus_points_with_variants()
+        )),
         "{}",
         g.stdout
     );

@@ -200,6 +200,18 @@ pub fn bonus_points() -> f64 {
         .sum()
 }
 
+/// The points of the kit's bonus with hidden variants: its listed checks
+/// and its exercises' variant pools.
+pub fn bonus_points_with_variants() -> f64 {
+    let rubric = judge::rubric::Rubric::kit().unwrap();
+    bonus_points()
+        + rubric
+            .bonus
+            .iter()
+            .map(|e| rubric.variant_pool(e).as_f64())
+            .sum::<f64>()
+}
+
 /// The kit's fixtures (`fixtures/*.toml`), as the grader loads them.
 pub fn fixtures() -> Vec<judge::fixture::Scenario> {
     judge::fixture::Scenario::load_dir(&repo().join("fixtures")).expect("the kit's fixtures load")
