@@ -671,8 +671,7 @@ fn main() -> std::process::ExitCode {
     if args.test_threads.is_none() && std::env::var_os("RUST_TEST_THREADS").is_none() {
         args.test_threads = Some(4);
     }
-    #[allow(unused_mut)] // Only Linux and unix add to it.
-    let mut trials = trials![
+    let trials = trials![
         the_python_reference_prints_the_lessons_figures_and_passes_every_check,
         a_service_that_ignores_the_key_fails_the_retry_and_the_fleet_with_keys,
         look_up_then_charge_then_store_fails_the_concurrent_checks_every_run,
@@ -685,21 +684,13 @@ fn main() -> std::process::ExitCode {
         chunked_and_close_delimited_answers_are_read,
         a_slow_service_meets_the_request_limit_and_a_long_run_the_run_limit,
         a_client_that_gives_up_needs_a_charge_and_an_answer_to_its_retry,
+        as_root_the_service_runs_as_an_unprivileged_user_that_owns_its_data_dir,
+        a_service_gets_its_grace_after_sigterm_though_its_shell_dies_at_once,
         a_store_outside_data_dir_is_named_by_the_charge_ids_the_processor_never_made,
         deduplicating_by_order_fails_the_check_where_another_key_is_another_charge,
         a_crash_costs_only_the_check_it_happened_in,
-    ];
-    // The tests of process groups and the sandbox, where they exist (as
-    // their `#[cfg]` says).
-    #[cfg(unix)]
-    trials.extend(trials![
-        a_service_gets_its_grace_after_sigterm_though_its_shell_dies_at_once
-    ]);
-    #[cfg(target_os = "linux")]
-    trials.extend(trials![
-        as_root_the_service_runs_as_an_unprivileged_user_that_owns_its_data_dir,
         a_hopper_that_forks_and_exits_every_2_ms_is_stopped_too,
         what_a_service_starts_outside_its_group_is_stopped_with_it,
-    ]);
+    ];
     libtest_mimic::run(&args, trials).exit_code()
 }
