@@ -24,20 +24,10 @@ kit!(PercentOfCharged {
 
 fn sheet() -> Sheet {
     let graded = support::grade_in_process::<PercentOfCharged>(
-        &Catalog::new(fixtures(), &LESSONS).without_explored(),
+        &Catalog::new(fixtures(), &Exercise::LESSONS).without_explored(),
     );
     Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[])
 }
-
-/// The exercises these reports are checked on, named: lessons 2 to 4's
-/// four (another exercise brings its own checks and leaves these reports as
-/// they are).
-const LESSONS: [Exercise; 4] = [
-    Exercise::Cobro,
-    Exercise::Cliente,
-    Exercise::Reconciliacion,
-    Exercise::Store,
-];
 
 #[test]
 fn is_reported_the_same_way_in_every_format() {
@@ -143,8 +133,10 @@ kit!(ThreeSolvedBonusUntouched {
 /// every format, the bonus pending and never a failure of the grade.
 #[test]
 fn three_solved_and_the_bonus_stub_score_100_of_100_in_every_format() {
-    let graded =
-        support::grade_in_process::<ThreeSolvedBonusUntouched>(&Catalog::new(fixtures(), &LESSONS));
+    let graded = support::grade_in_process::<ThreeSolvedBonusUntouched>(&Catalog::new(
+        fixtures(),
+        &Exercise::LESSONS,
+    ));
     let sheet = Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[]);
     assert_eq!(sheet.total(), (Points::whole(100), Points::whole(100)));
     assert_eq!(sheet.bonus(), (Points::ZERO, Points::whole(20)));

@@ -60,6 +60,16 @@ impl Exercise {
     /// concurrent requests.
     pub const Store: Exercise = Exercise::named(crate::ejercicios::atomico::ENTRY.id);
 
+    /// Lessons 2 to 4's four exercises, named: the tests of a mechanism
+    /// (an order of checks, a screen, a report's formats) run on these, so
+    /// that another exercise leaves them as they are.
+    pub const LESSONS: [Exercise; 4] = [
+        Exercise::Cobro,
+        Exercise::Cliente,
+        Exercise::Reconciliacion,
+        Exercise::Store,
+    ];
+
     /// The exercise whose id is `id`, at compile time.
     ///
     /// # Panics

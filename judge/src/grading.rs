@@ -171,15 +171,7 @@ mod tests {
 
     #[test]
     fn the_explorer_build_and_the_model_families_start_first() {
-        let catalog = Catalog::new(
-            Vec::new(),
-            &[
-                Exercise::Cobro,
-                Exercise::Cliente,
-                Exercise::Reconciliacion,
-                Exercise::Store,
-            ],
-        );
+        let catalog = Catalog::new(Vec::new(), &Exercise::LESSONS);
         let ids = |order: &[usize]| -> Vec<String> {
             order
                 .iter()

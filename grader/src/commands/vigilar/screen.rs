@@ -362,15 +362,7 @@ mod tests {
     /// exercise 1.
     #[test]
     fn a_compile_error_opens_the_exercise_whose_file_has_it() {
-        let catalog = Catalog::new(
-            Vec::new(),
-            &[
-                Exercise::Cobro,
-                Exercise::Cliente,
-                Exercise::Reconciliacion,
-                Exercise::Store,
-            ],
-        );
+        let catalog = Catalog::new(Vec::new(), &Exercise::LESSONS);
         let error = "error: mismatched types\n --> exercises/src/client.rs:40:9".to_string();
         let graded = grading::not_compiled(&catalog, "exercises", &Cause::Compile(vec![error]));
         let sheet = Sheet::new(&graded, &Rubric::kit().unwrap(), &Plan::default(), &[]);
