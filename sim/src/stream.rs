@@ -8,8 +8,8 @@
 //! `randint()`. Las variantes propias del kit pueden usar ChaCha8 en su lugar,
 //! con exactamente la misma aritmética.
 
+use chacha20::ChaCha8Rng;
 use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use rand_mt::Mt;
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +21,7 @@ pub enum StreamKind {
     /// `random.Random(seed)`: coincide con Python sorteo a sorteo.
     #[default]
     Cpython,
-    /// ChaCha8 (`rand_chacha`), con la semilla puesta con `seed_from_u64`.
+    /// ChaCha8 (el de `chacha20`, el mismo stream que `rand_chacha`), con la semilla puesta con `seed_from_u64`.
     Chacha,
 }
 
@@ -42,10 +42,24 @@ pub struct Stream {
     source: Source,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 enum Source {
     Mt(Box<Mt>),
     Chacha(Box<ChaCha8Rng>),
+}
+
+/// `chacha20`'s generators are not `Clone` (a copy of a cryptographic
+/// stream is rarely wanted); a stream of the kit's is: the copy goes on from
+/// the same word of the same stream.
+impl Clone for Source {
+    fn clone(&self) -> Source {
+        match self {
+            Source::Mt(mt) => Source::Mt(mt.clone()),
+            Source::Chacha(c) => Source::Chacha(Box::new(ChaCha8Rng::deserialize_state(
+                &c.serialize_state(),
+            ))),
+        }
+    }
 }
 
 impl Stream {
@@ -176,5 +190,41 @@ mod tests {
         };
         assert_eq!(draws(7), draws(7));
         assert_ne!(draws(7), draws(8));
+    }
+
+    #[test]
+    fn chacha_stream_is_pinned() {
+        // The words rand_chacha's ChaCha8Rng::seed_from_u64 gave before the
+        // kit moved to chacha20's (words 0, 1, 15, 16 and 39: the first
+        // block, its last word, the second block, the fortieth word).
+        let words = |seed| {
+            let mut s = Stream::new(StreamKind::Chacha, seed);
+            let all: Vec<u32> = (0..40).map(|_| s.next_u32()).collect();
+            [all[0], all[1], all[15], all[16], all[39]]
+        };
+        assert_eq!(
+            words(0),
+            [2811902828, 3045455719, 4017626237, 2122901088, 3814770401]
+        );
+        assert_eq!(
+            words(42),
+            [962419617, 2928721845, 3452607245, 2697858048, 328096864]
+        );
+        assert_eq!(
+            words(u64::MAX),
+            [3819388078, 2938119046, 4215280145, 421675379, 3239112860]
+        );
+    }
+
+    #[test]
+    fn a_cloned_chacha_stream_goes_on_from_the_same_word() {
+        let mut s = Stream::new(StreamKind::Chacha, 7);
+        for _ in 0..21 {
+            s.next_u32();
+        }
+        let mut copy = s.clone();
+        let a: Vec<u32> = (0..50).map(|_| s.next_u32()).collect();
+        let b: Vec<u32> = (0..50).map(|_| copy.next_u32()).collect();
+        assert_eq!(a, b);
     }
 }
