@@ -21,7 +21,8 @@ pub enum StreamKind {
     /// `random.Random(seed)`: coincide con Python sorteo a sorteo.
     #[default]
     Cpython,
-    /// ChaCha8 (el de `chacha20`, el mismo stream que `rand_chacha`), con la semilla puesta con `seed_from_u64`.
+    /// ChaCha8 (el de `chacha20`, el mismo stream que `rand_chacha`), con la
+    /// semilla puesta con `seed_from_u64`.
     Chacha,
 }
 
