@@ -22,10 +22,21 @@ fn main() -> ExitCode {
     cleanup::on_signals();
     let code = match &cli.command {
         None => commands::grade::run(&cli),
+        #[cfg(feature = "herramientas")]
         Some(Command::Vigilar) => commands::vigilar::run(cli),
+        #[cfg(feature = "herramientas")]
         Some(Command::Escenario { nombre }) => commands::escenario::run(&cli, nombre.as_deref()),
-        Some(Command::Comparar(args)) => commands::comparar::run(&cli, args),
+        #[cfg(feature = "herramientas")]
         Some(Command::Barrido(args)) => commands::barrido::run(&cli, args),
+        // In a judge built without the student's tools: the same command
+        // in one built with them.
+        #[cfg(not(feature = "herramientas"))]
+        Some(Command::Vigilar) => commands::tools::run_with_tools("vigilar"),
+        #[cfg(not(feature = "herramientas"))]
+        Some(Command::Escenario { .. }) => commands::tools::run_with_tools("escenario"),
+        #[cfg(not(feature = "herramientas"))]
+        Some(Command::Barrido(_)) => commands::tools::run_with_tools("barrido"),
+        Some(Command::Comparar(args)) => commands::comparar::run(&cli, args),
         Some(Command::Ver(args)) => commands::ver::run(&cli, args),
         Some(Command::RepetirHorario(args)) => commands::horario::run(&cli, args),
         Some(Command::Curso(args)) => commands::curso::run(&cli, args),

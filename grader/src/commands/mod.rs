@@ -1,16 +1,22 @@
 //! The grader's commands: grading (no subcommand), `vigilar`, `escenario`,
 //! `comparar` and `barrido`. Each takes the parsed command line and returns the exit
 //! status (0 passed, 1 failed, pending or not compiling, 2 bad arguments or
-//! fixtures).
+//! fixtures). `vigilar`, `escenario` and `barrido` are behind the
+//! `herramientas` feature; without it, [`tools`] runs them in a judge built
+//! with it.
 
+#[cfg(feature = "herramientas")]
 pub mod barrido;
 pub mod comparar;
 pub mod curso;
+#[cfg(feature = "herramientas")]
 pub mod escenario;
 pub mod grade;
 pub mod horario;
 pub mod servicio;
+pub mod tools;
 pub mod ver;
+#[cfg(feature = "herramientas")]
 pub mod vigilar;
 
 use std::process::ExitCode;
