@@ -12,7 +12,9 @@
 //! only up to the ellipsis: its command and its options must exist. The
 //! placeholders the docs use for values (`N`, `S`, `NOMBRE`, …) stand for a
 //! valid value (see [`PLACEHOLDERS`]). This test binary's grader has the
-//! features `junit`, `curso` and `servicio` (the dev-dependency): a line
+//! features `junit`, `curso`, `servicio` and `herramientas` (the
+//! dev-dependency; `vigilar`, `escenario` and `barrido` need no feature of
+//! the student, who runs them without it: `commands::tools`): a line
 //! that uses `curso`, `servicio` or `--format junit` must name the feature
 //! itself, as a student's judge has none of them.
 
@@ -41,7 +43,7 @@ const PLACEHOLDERS: &[(&str, &str)] = &[
 ];
 
 /// The features of `grader` this test binary is built with.
-const FEATURES: &[&str] = &["junit", "curso", "servicio"];
+const FEATURES: &[&str] = &["junit", "curso", "servicio", "herramientas"];
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
