@@ -222,16 +222,17 @@ pub enum Command {
     },
 }
 
-/// Parses the command line; a usage error is printed as one Spanish line.
+/// Parses and checks the command line; a usage error is printed as one
+/// Spanish line. The seed stays where it was: neither the secret seed's
+/// variable nor the `--archivo-semilla` file is touched here
+/// ([`take_seed`] does it, so that a judge that hands the same command line
+/// to another, [`crate::commands::tools`], leaves them to it).
 ///
 /// # Errors
 /// The exit status to end with after a usage error or `--help`
-/// ([`usage::clap_error`] has printed it).
-///
-/// With `--archivo-semilla RUTA`, the seed is read from RUTA and RUTA is
-/// deleted here, before anything else runs; a file that cannot be read,
-/// holds no integer or cannot be deleted is one Spanish line and status 2.
-pub fn parse() -> Result<Cli, ExitCode> {
+/// ([`usage::clap_error`] has printed it), or 2 with a Spanish line for
+/// options that cannot go together.
+pub fn parse_checked() -> Result<Cli, ExitCode> {
     use clap::{CommandFactory, FromArgMatches};
     let matches = Cli::command()
         .try_get_matches()
@@ -241,11 +242,8 @@ pub fn parse() -> Result<Cli, ExitCode> {
         eprintln!("grader: {message}");
         return Err(ExitCode::from(2));
     }
-    let mut cli = merge_curso_seed(cli)?;
-    if std::env::var_os(judge::variants::SECRET_SEED_ENV).is_some() {
-        return Err(without_secret_env(&cli));
-    }
-    if let Some(path) = &cli.seed_file {
+    let cli = merge_curso_seed(cli)?;
+    if cli.seed_file.is_some() {
         // (Checked here, not by clap: the option is global, for `curso`.)
         if cli.seed.is_some() {
             eprintln!(
@@ -259,6 +257,24 @@ pub fn parse() -> Result<Cli, ExitCode> {
             );
             return Err(ExitCode::from(2));
         }
+    }
+    Ok(cli)
+}
+
+/// The seed of a checked command line ([`parse_checked`]): the secret
+/// seed's variable out of this process ([`without_secret_env`]: the grader
+/// runs again without it, and this gives its exit status as the error), or
+/// with `--archivo-semilla RUTA` the seed read from RUTA and RUTA deleted,
+/// before anything else runs.
+///
+/// # Errors
+/// The other run's exit status, or 2 with a Spanish line when the file
+/// cannot be read, holds no integer or cannot be deleted.
+pub fn take_seed(mut cli: Cli) -> Result<Cli, ExitCode> {
+    if std::env::var_os(judge::variants::SECRET_SEED_ENV).is_some() {
+        return Err(without_secret_env(&cli));
+    }
+    if let Some(path) = &cli.seed_file {
         match values::take_seed_file(path) {
             Ok(seed) => cli.seed_from_file = Some(seed),
             Err(message) => {
@@ -516,7 +532,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("{line}: {e}"))
     }
 
-    /// As [`raw`], with `curso --semilla` merged as [`parse`] does.
+    /// As [`raw`], with `curso --semilla` merged as [`parse_checked`] does.
     fn parsed(line: &str) -> Cli {
         merge_curso_seed(raw(line)).unwrap()
     }

@@ -5,7 +5,7 @@
 //! `--variantes N --semilla S` (or `--variantes N` with the seed in the
 //! environment variable [`SECRET_SEED_ENV`], or in a file given with
 //! `--archivo-semilla RUTA`, which the grader deletes as soon as it has read
-//! it, in `cli::parse`) draws N variant seeds from a
+//! it, in `cli::take_seed`) draws N variant seeds from a
 //! ChaCha8 stream seeded with S. Each variant is then determined by its own
 //! 32-bit seed alone: its size, amount range, loss probability, attempt limit
 //! and the seeds of its amounts, losses and keys are drawn from a ChaCha8

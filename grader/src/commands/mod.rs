@@ -21,7 +21,7 @@ pub mod vigilar;
 
 use std::process::ExitCode;
 
-use crate::cli::Cli;
+use crate::cli::{self, Cli, Command};
 use judge::fixture::FixtureError;
 use judge::paths;
 use judge::runner::build::{self, Flavor, Implementation};
@@ -31,6 +31,60 @@ use judge::runner::explorer::Lazy;
 use judge::runner::isolation::Isolation;
 use judge::runner::process::{HarnessProcess, TimeLimits};
 use judge::verdict::Exercise;
+
+/// The judge's program (`grader`, and `grader-herramientas`, the same with
+/// the student's tools): parses and checks the command line; in a judge
+/// built without the tools, `vigilar`, `escenario` and `barrido` go to
+/// [`tools::run_with_tools`] before anything is read or started (the seed
+/// stays for the judge that runs them); otherwise takes the seed and runs
+/// the command.
+///
+/// Exit status: 0 everything passed, 1 something failed, is pending or does
+/// not compile, 2 bad arguments, fixtures or rubric.
+pub fn main() -> ExitCode {
+    let cli = match cli::parse_checked() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    if let Some(tool) = tools::missing(&cli) {
+        return tools::run_with_tools(tool);
+    }
+    let cli = match cli::take_seed(cli) {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    // Nothing a grading started outlives the judge, however it ends.
+    cleanup::on_signals();
+    let code = run(cli);
+    cleanup::unless_interrupted();
+    cleanup::shutdown();
+    code
+}
+
+/// Runs the command of `cli`.
+fn run(cli: Cli) -> ExitCode {
+    match &cli.command {
+        None => grade::run(&cli),
+        #[cfg(feature = "herramientas")]
+        Some(Command::Vigilar) => vigilar::run(cli),
+        #[cfg(feature = "herramientas")]
+        Some(Command::Escenario { nombre }) => escenario::run(&cli, nombre.as_deref()),
+        #[cfg(feature = "herramientas")]
+        Some(Command::Barrido(args)) => barrido::run(&cli, args),
+        // Never here without the tools (`main` sent them to a judge with
+        // them); the same answer if it were.
+        #[cfg(not(feature = "herramientas"))]
+        Some(Command::Vigilar | Command::Escenario { .. } | Command::Barrido(_)) => {
+            tools::missing(&cli).map_or(ExitCode::from(2), tools::run_with_tools)
+        }
+        Some(Command::Comparar(args)) => comparar::run(&cli, args),
+        Some(Command::Ver(args)) => ver::run(&cli, args),
+        Some(Command::RepetirHorario(args)) => horario::run(&cli, args),
+        Some(Command::Curso(args)) => curso::run(&cli, args),
+        Some(Command::Servicio(args)) => servicio::run(&cli, args),
+        Some(Command::Superponer { entrega, kit }) => judge::intake::overlay_command(entrega, kit),
+    }
+}
 
 /// The implementation the command line chooses.
 ///
