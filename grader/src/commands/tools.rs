@@ -3,8 +3,8 @@
 //! `vigilar`, `escenario` and `barrido` (behind the `herramientas` feature:
 //! file events, the terminal, insta snapshots and diffs, the SVG chart) run
 //! the same command line in `grader-herramientas`, the judge with them,
-//! through `cargo run`. Cargo compiles their crates the first time (about
-//! 12 s on 2 cores) and keeps both judges side by side: going back to the
+//! through `cargo run`. Cargo compiles their crates the first time (6-8 s
+//! on 2 cores) and keeps both judges side by side: going back to the
 //! report compiles nothing. A binary of its own, not `grader` with more
 //! features: cargo never replaces the `grader` that is running and waiting
 //! (Windows locks a running program's file).
@@ -74,7 +74,7 @@ pub fn run_with_tools(command: &str) -> ExitCode {
         .env_remove("CARGO_MANIFEST_DIR");
     if first {
         eprintln!(
-            "grader: `{command}` usa herramientas que el informe no necesita; cargo las compila esta primera vez (`--features herramientas`, unos 12 s) y quedan listas"
+            "grader: `{command}` usa herramientas que el informe no necesita; cargo las compila esta primera vez (`--features herramientas`, menos de 10 s) y quedan listas"
         );
     }
     match start(cargo_run) {
