@@ -35,10 +35,11 @@ pub fn missing(cli: &Cli) -> Option<&'static str> {
 
 /// Runs this process's command line again in [`BINARY`] (with the report
 /// features this judge has) through `cargo run` in the kit at
-/// [`judge::paths::repo_root`], in the profile this judge was built in.
-/// The first time (no [`BINARY`] beside this judge yet) one line on stderr
-/// says why cargo compiles, and cargo shows what it compiles; afterwards it
-/// runs quiet. On Unix the judge becomes that `cargo` (`exec`): the exit
+/// [`judge::paths::repo_root`], where this judge was built (its target
+/// folder, triple and profile: [`Layout`]). When there is no [`BINARY`]
+/// beside this judge yet, or it is older than this judge (the kit's
+/// sources changed since), one line on stderr says why cargo compiles and
+/// cargo shows what it compiles; otherwise it runs quiet. On Unix the judge becomes that `cargo` (`exec`): the exit
 /// status, the terminal and the signals are the command's own. Elsewhere it
 /// waits for it and returns its exit status. `command` names the
 /// subcommand, for the messages.
@@ -48,67 +49,78 @@ pub fn missing(cli: &Cli) -> Option<&'static str> {
 /// when this judge is not where cargo builds (a copy elsewhere) or cargo
 /// cannot be started.
 pub fn run_with_tools(command: &str) -> ExitCode {
-    let by_hand = format!(
-        "cargo run -p grader --features herramientas --{}",
-        shown_arguments()
-    );
-    let Some((folder, profile)) = std::env::current_exe().ok().and_then(|exe| built_in(&exe))
+    let Some(layout) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Layout::of(&exe))
     else {
         eprintln!(
-            "grader: `{command}` necesita el juez con las herramientas (`--features herramientas`) y este no está donde cargo lo compila; corre `{by_hand}` en la carpeta del kit"
+            "grader: `{command}` necesita el juez con las herramientas (`--features herramientas`) y este no está donde cargo lo compila; corre `cargo run -p grader --features herramientas --{}` en la carpeta del kit",
+            shown_arguments()
         );
         return ExitCode::from(2);
     };
-    let first = !folder
-        .join(format!("{BINARY}{}", std::env::consts::EXE_SUFFIX))
-        .is_file();
     let root = judge::paths::repo_root();
     let cargo = std::env::var_os("CARGO")
         .filter(|c| !c.is_empty())
         .unwrap_or_else(|| OsString::from("cargo"));
+    let state = layout.tools();
     let mut cargo_run = Command::new(&cargo);
     cargo_run
-        .args(arguments(&root, &profile, !first))
+        .args(arguments(&root, &layout, state == Tools::Current))
         .arg("--")
         .args(std::env::args_os().skip(1))
         .env_remove("CARGO_MANIFEST_DIR");
-    if first {
-        eprintln!(
+    match state {
+        Tools::Missing => eprintln!(
             "grader: `{command}` usa herramientas que el informe no necesita; cargo las compila esta primera vez (`--features herramientas`, menos de 10 s) y quedan listas"
-        );
+        ),
+        Tools::Older => eprintln!(
+            "grader: el juez cambió desde que se compilaron las herramientas de `{command}`; cargo las pone al día (`--features herramientas`)"
+        ),
+        Tools::Current => {}
     }
     match start(cargo_run) {
         Ok(code) => code,
         Err(e) => {
             eprintln!(
-                "grader: no se pudo correr {} para `{command}`: {e}; corre `{by_hand}` en la carpeta del kit",
-                Path::new(&cargo).display()
+                "grader: no se pudo correr {} para `{command}`: {e}; corre `cargo run -p grader --features herramientas --{}` en la carpeta del kit",
+                Path::new(&cargo).display(),
+                shown_arguments()
             );
             ExitCode::from(2)
         }
     }
 }
 
-/// This process's arguments as a person would type them after `--` (each
-/// with a space before it; quoted when it holds a space or a quote).
+/// This process's arguments as a person would type them after `--` in a
+/// shell (each with a space before it; in single quotes when it holds
+/// anything but letters, digits and `_ . / = : , @ % + -`).
 fn shown_arguments() -> String {
     std::env::args_os()
         .skip(1)
-        .map(|a| {
-            let a = a.to_string_lossy().into_owned();
-            if a.is_empty() || a.contains([' ', '"', '\'']) {
-                format!(" '{}'", a.replace('\'', "'\\''"))
-            } else {
-                format!(" {a}")
-            }
-        })
+        .map(|a| format!(" {}", shell_word(&a.to_string_lossy())))
         .collect()
 }
 
-/// `cargo run`'s arguments before `--`: quiet unless it is the first time,
+/// `word` as one shell word.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./=:,@%+-".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// `cargo run`'s arguments before `--`: quiet when the tools are current,
 /// the kit's manifest, [`BINARY`], the features (`herramientas` and the
-/// report features of this build) and the profile when it is not `dev`.
-fn arguments(root: &Path, profile: &Profile, quiet: bool) -> Vec<OsString> {
+/// report features of this build), and where this judge was built: its
+/// target folder, its target triple if cargo was given one, its profile
+/// when it is not `dev`.
+fn arguments(root: &Path, layout: &Layout, quiet: bool) -> Vec<OsString> {
     let mut features = vec!["herramientas"];
     for (on, name) in [
         (cfg!(feature = "junit"), "junit"),
@@ -132,42 +144,88 @@ fn arguments(root: &Path, profile: &Profile, quiet: bool) -> Vec<OsString> {
         BINARY.into(),
         "--features".into(),
         features.join(",").into(),
+        "--target-dir".into(),
+        layout.target_dir.clone().into_os_string(),
     ]);
-    match profile {
-        Profile::Dev => {}
-        Profile::Named(name) => {
-            args.push("--profile".into());
-            args.push(name.into());
-        }
+    if let Some(triple) = &layout.triple {
+        args.push("--target".into());
+        args.push(triple.into());
+    }
+    if layout.profile != "debug" {
+        args.push("--profile".into());
+        args.push(layout.profile.clone().into());
     }
     args
 }
 
-/// The cargo profile a judge was built in.
+/// Where cargo built a judge: `TARGET/PROFILE/grader` or, with `--target`,
+/// `TARGET/TRIPLE/PROFILE/grader`.
 #[derive(Debug, PartialEq, Eq)]
-enum Profile {
-    /// `dev`, built into `target/debug`.
-    Dev,
-    /// Any other (`release` included), built into `target/NAME`.
-    Named(String),
+struct Layout {
+    /// The judge's own folder, `TARGET[/TRIPLE]/PROFILE`.
+    folder: PathBuf,
+    /// Cargo's target folder (the one with `CACHEDIR.TAG`).
+    target_dir: PathBuf,
+    /// The target triple, when cargo was given `--target`.
+    triple: Option<String>,
+    /// The profile's folder name: `debug` is the `dev` profile; any other
+    /// is the profile's own name (`release`, …).
+    profile: String,
 }
 
-/// The folder cargo built the judge at `exe` into and its profile
-/// (`…/target/debug/grader`, `…/target/release/grader`,
-/// `…/target/TRIPLE/PROFILE/grader`); `None` when it is not cargo's
-/// output (no `.fingerprint` beside it).
-fn built_in(exe: &Path) -> Option<(PathBuf, Profile)> {
-    let folder: PathBuf = exe.parent()?.to_path_buf();
-    if !folder.join(".fingerprint").is_dir() {
-        return None;
+/// Whether [`BINARY`] is beside the judge, and built after it.
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+enum Tools {
+    /// Not built yet.
+    Missing,
+    /// Built before this judge: the kit's sources may have changed since.
+    Older,
+    /// Built after this judge (cargo still checks that it is fresh).
+    Current,
+}
+
+impl Layout {
+    /// The layout of the judge at `exe`; `None` when it is not cargo's
+    /// output (no `.fingerprint` beside it, no `CACHEDIR.TAG` one or two
+    /// folders above).
+    fn of(exe: &Path) -> Option<Layout> {
+        let folder = exe.parent()?.to_path_buf();
+        if !folder.join(".fingerprint").is_dir() {
+            return None;
+        }
+        let profile = folder.file_name()?.to_str()?.to_string();
+        let above = folder.parent()?;
+        let (target_dir, triple) = if above.join("CACHEDIR.TAG").is_file() {
+            (above.to_path_buf(), None)
+        } else {
+            let target_dir = above.parent()?;
+            if !target_dir.join("CACHEDIR.TAG").is_file() {
+                return None;
+            }
+            let triple = above.file_name()?.to_str()?.to_string();
+            (target_dir.to_path_buf(), Some(triple))
+        };
+        Some(Layout {
+            folder,
+            target_dir,
+            triple,
+            profile,
+        })
     }
-    let name = folder.file_name()?.to_str()?;
-    let profile = if name == "debug" {
-        Profile::Dev
-    } else {
-        Profile::Named(name.to_string())
-    };
-    Some((folder, profile))
+
+    /// The state of [`BINARY`] beside the running judge.
+    fn tools(&self) -> Tools {
+        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        let tools = self
+            .folder
+            .join(format!("{BINARY}{}", std::env::consts::EXE_SUFFIX));
+        let judge = std::env::current_exe().ok();
+        match (modified(&tools), judge.as_deref().and_then(modified)) {
+            (None, _) => Tools::Missing,
+            (Some(t), Some(j)) if t < j => Tools::Older,
+            _ => Tools::Current,
+        }
+    }
 }
 
 #[cfg(unix)]
@@ -190,33 +248,52 @@ fn start(mut cargo_run: Command) -> std::io::Result<ExitCode> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_profile_is_the_folder_cargo_built_the_judge_in() {
-        let tmp = tempfile::tempdir().unwrap();
-        for (folder, want) in [
-            ("target/debug", Some(Profile::Dev)),
-            ("target/release", Some(Profile::Named("release".into()))),
-            (
-                "target/x86_64-pc-windows-gnu/perfilado",
-                Some(Profile::Named("perfilado".into())),
-            ),
-            ("bin", None),
-        ] {
-            let dir = tmp.path().join(folder);
-            std::fs::create_dir_all(&dir).unwrap();
-            if want.is_some() {
-                std::fs::create_dir_all(dir.join(".fingerprint")).unwrap();
-            }
-            let got = built_in(&dir.join("grader"));
-            assert_eq!(got.as_ref().map(|(_, p)| p), want.as_ref(), "{folder}");
-            if let Some((f, _)) = got {
-                assert_eq!(f, dir);
-            }
-        }
+    /// A target folder at `dir` (cargo's tag) with the judge's folder
+    /// `sub` in it; the judge's path.
+    fn built(dir: &Path, sub: &str) -> PathBuf {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(
+            dir.join("CACHEDIR.TAG"),
+            "Signature: 8a477f597d28d172789f06886806bc55",
+        )
+        .unwrap();
+        let folder = dir.join(sub);
+        std::fs::create_dir_all(folder.join(".fingerprint")).unwrap();
+        folder.join("grader")
     }
 
     #[test]
-    fn cargo_runs_the_judge_with_the_tools_with_this_builds_features_and_profile() {
+    fn the_layout_is_where_cargo_built_the_judge() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("target");
+        let layout = |sub: &str| Layout::of(&built(&target, sub)).unwrap();
+        let dev = layout("debug");
+        assert_eq!((dev.triple, dev.profile.as_str()), (None, "debug"));
+        assert_eq!(
+            (dev.folder, dev.target_dir),
+            (target.join("debug"), target.clone())
+        );
+        let release = layout("release");
+        assert_eq!(release.profile, "release");
+        let cross = layout("x86_64-pc-windows-gnu/perfilado");
+        assert_eq!(cross.triple.as_deref(), Some("x86_64-pc-windows-gnu"));
+        assert_eq!(
+            (cross.profile.as_str(), cross.target_dir),
+            ("perfilado", target.clone())
+        );
+        // Not cargo's: no fingerprints beside it, or no target folder above.
+        let bin = tmp.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        assert_eq!(Layout::of(&bin.join("grader")), None);
+        let loose = tmp.path().join("a/b/debug");
+        std::fs::create_dir_all(loose.join(".fingerprint")).unwrap();
+        assert_eq!(Layout::of(&loose.join("grader")), None);
+    }
+
+    #[test]
+    fn cargo_runs_the_judge_with_the_tools_where_this_one_was_built() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("t");
         let root = Path::new("kit");
         let mut features = "herramientas".to_string();
         for (on, name) in [
@@ -238,18 +315,35 @@ mod tests {
             "grader-herramientas".as_ref(),
             "--features".as_ref(),
             features.as_ref(),
+            "--target-dir".as_ref(),
+            target.as_os_str(),
         ]
         .into_iter()
         .map(OsString::from)
         .collect();
-        let first = arguments(root, &Profile::Dev, false);
+        let dev = Layout::of(&built(&target, "debug")).unwrap();
+        let first = arguments(root, &dev, false);
         assert_eq!(first[0], "run");
         assert_eq!(first[1..], want[..]);
-        let quiet = arguments(root, &Profile::Dev, true);
+        let quiet = arguments(root, &dev, true);
         assert_eq!(quiet[..2], ["run", "-q"]);
         assert_eq!(quiet[2..], want[..]);
-        let release = arguments(root, &Profile::Named("release".into()), true);
-        assert_eq!(release[2..2 + want.len()], want[..]);
-        assert_eq!(release[2 + want.len()..], ["--profile", "release"]);
+        let cross = Layout::of(&built(&target, "aarch64-apple-darwin/release")).unwrap();
+        let cross = arguments(root, &cross, true);
+        assert_eq!(cross[2..2 + want.len()], want[..]);
+        assert_eq!(
+            cross[2 + want.len()..],
+            ["--target", "aarch64-apple-darwin", "--profile", "release"]
+        );
+    }
+
+    #[test]
+    fn the_command_by_hand_quotes_what_a_shell_would_change() {
+        assert_eq!(shell_word("escenario"), "escenario");
+        assert_eq!(shell_word("--svg=b.svg"), "--svg=b.svg");
+        assert_eq!(shell_word("a;b"), "'a;b'");
+        assert_eq!(shell_word("x*"), "'x*'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
     }
 }

@@ -40,6 +40,11 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
     let Some(entregas) = &args.entregas else {
         return fail("curso: falta ENTREGAS (la carpeta de las entregas) o --unir");
     };
+    // The rubric and the options first: a bad file leaves no SALIDA behind.
+    let setup = match Setup::load(cli) {
+        Ok(s) => s,
+        Err(refusal) => return refusal.exit(),
+    };
     if let Err(e) = std::fs::create_dir_all(args.salida.join(SUBMISSIONS)) {
         return fail(&format!(
             "--salida {}: no se pudo crear ({})",
@@ -63,10 +68,6 @@ pub fn run(cli: &Cli, args: &CursoArgs) -> ExitCode {
     if let Some((i, n)) = args.particion {
         submissions = discover::share(submissions, i, n);
     }
-    let setup = match Setup::load(cli) {
-        Ok(s) => s,
-        Err(refusal) => return refusal.exit(),
-    };
     let repo = paths::repo_root();
     let work_root = workspace::work_root(&repo);
     let _ = std::fs::create_dir_all(&work_root);

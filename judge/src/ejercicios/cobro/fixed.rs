@@ -218,7 +218,7 @@ fn check_script(
 
 const REMEMBERED_WITHOUT_CHARGING: &str = "el ledger quedó vacío: la key se recordó sin ejecutar el cobro. Una key que el store no conoce es un cobro de verdad: primero escribe la fila en el ledger (key, orden, monto, charge id) y después guarda el resultado bajo la key. Recordar la key sin ejecutar el cobro es anotar en el cuaderno un cobro que nunca ocurrió.";
 
-const IGNORES_IDEMPOTENT: &str = "con idempotent = true, cada llamada cobró con un charge id nuevo, también las que repetían una key ya cobrada: el ledger creció como sin idempotencia. En ese modo, antes de cobrar se busca la key en el store; si ya está, es un replay: se devuelve lo guardado sin cobrar (el cajero revisa el cuaderno antes de cobrar).";
+const IGNORES_IDEMPOTENT: &str = "con idempotent = true, cada llamada cobró con un charge id nuevo, también las que repetían una key ya cobrada: el ledger creció como sin idempotencia. En ese modo, antes de cobrar se busca la key en el store; si ya está, es un replay: se devuelve lo guardado sin cobrar (el cajero revisa el cuaderno antes de cobrar). Y para que la próxima llamada la encuentre, el cobro de una key nueva guarda su resultado en el store bajo esa key.";
 
 const DEDUPLICATED_WITHOUT_IDEMPOTENCY: &str = "sin idempotencia el cajero no tiene cuaderno: cada llamada es un cobro nuevo, con su fila en el ledger y su charge id (ch_0001, ch_0002, …), aunque repita la key. Es el mundo del \"antes\" que mide la lección 2 ($1000 por una compra de $500): no lo deduplices.";
 
