@@ -360,6 +360,13 @@ pub fn commands() -> Vec<String> {
         .collect()
 }
 
+/// The exit status to end with after another grader process (this one
+/// run again) ended with `status`: its own code, or 1 when it ended by a
+/// signal or with a code that is not one byte.
+pub fn exit_code_of(status: std::process::ExitStatus) -> ExitCode {
+    ExitCode::from(status.code().map_or(1, |c| u8::try_from(c).unwrap_or(1)))
+}
+
 /// Takes the secret seed out of this process's environment, which the same
 /// user can read (`/proc/PID/environ`) for as long as the process lives:
 /// runs the grader again without the variable and, when this command line
@@ -402,7 +409,7 @@ fn without_secret_env(cli: &Cli) -> ExitCode {
         .status();
     let _ = std::fs::remove_file(&private);
     match status {
-        Ok(s) => ExitCode::from(s.code().map_or(1, |c| u8::try_from(c).unwrap_or(1))),
+        Ok(s) => exit_code_of(s),
         Err(e) => {
             eprintln!("grader: no se pudo volver a ejecutar el grader sin {var}: {e}");
             ExitCode::from(2)

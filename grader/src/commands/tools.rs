@@ -121,16 +121,6 @@ fn shell_word(word: &str) -> String {
 /// target folder, its target triple if cargo was given one, its profile
 /// when it is not `dev`.
 fn arguments(root: &Path, layout: &Layout, quiet: bool) -> Vec<OsString> {
-    let mut features = vec!["herramientas"];
-    for (on, name) in [
-        (cfg!(feature = "junit"), "junit"),
-        (cfg!(feature = "curso"), "curso"),
-        (cfg!(feature = "servicio"), "servicio"),
-    ] {
-        if on {
-            features.push(name);
-        }
-    }
     let mut args: Vec<OsString> = vec!["run".into()];
     if quiet {
         args.push("-q".into());
@@ -143,7 +133,7 @@ fn arguments(root: &Path, layout: &Layout, quiet: bool) -> Vec<OsString> {
         "--bin".into(),
         BINARY.into(),
         "--features".into(),
-        features.join(",").into(),
+        features().into(),
         "--target-dir".into(),
         layout.target_dir.clone().into_os_string(),
     ]);
@@ -156,6 +146,25 @@ fn arguments(root: &Path, layout: &Layout, quiet: bool) -> Vec<OsString> {
         args.push(layout.profile.clone().into());
     }
     args
+}
+
+/// The features of [`BINARY`]: `herramientas`, and the report features
+/// this judge was built with (so that cargo compiles no third judge).
+fn features() -> String {
+    let report = [
+        (cfg!(feature = "junit"), "junit"),
+        (cfg!(feature = "curso"), "curso"),
+        (cfg!(feature = "servicio"), "servicio"),
+    ];
+    std::iter::once("herramientas")
+        .chain(
+            report
+                .into_iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, name)| name),
+        )
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Where cargo built a judge: `TARGET/PROFILE/grader` or, with `--target`,
@@ -237,11 +246,7 @@ fn start(mut cargo_run: Command) -> std::io::Result<ExitCode> {
 
 #[cfg(not(unix))]
 fn start(mut cargo_run: Command) -> std::io::Result<ExitCode> {
-    let status = cargo_run.status()?;
-    Ok(status
-        .code()
-        .and_then(|c| u8::try_from(c).ok())
-        .map_or(ExitCode::FAILURE, ExitCode::from))
+    Ok(cli::exit_code_of(cargo_run.status()?))
 }
 
 #[cfg(test)]
@@ -295,16 +300,10 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let target = tmp.path().join("t");
         let root = Path::new("kit");
-        let mut features = "herramientas".to_string();
-        for (on, name) in [
-            (cfg!(feature = "junit"), ",junit"),
-            (cfg!(feature = "curso"), ",curso"),
-            (cfg!(feature = "servicio"), ",servicio"),
-        ] {
-            if on {
-                features.push_str(name);
-            }
-        }
+        // The grader's tests build it with every feature (its
+        // dev-dependency on itself).
+        let features = features();
+        assert_eq!(features, "herramientas,junit,curso,servicio");
         let manifest = root.join("Cargo.toml");
         let want: Vec<OsString> = [
             "--manifest-path".as_ref(),
