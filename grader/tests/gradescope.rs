@@ -9,7 +9,8 @@
 //!
 //! Slow (nested cargo builds) and marked `#[ignore]`: `.ci/run` runs it with
 //! `cargo test -p grader --test suite -- --ignored compilacion:: plantilla:: gradescope::`.
-//! The kit is built once (the first `setup.sh`); each submission then only
+//! The kit is built once (the first `setup.sh`; probar runs it once per root
+//! and package, as Gradescope once per image); each submission then only
 //! recompiles `exercises` and the grader that links it, in the nested target
 //! folder the other slow tests share (`anidado::target()`).
 //!
@@ -661,6 +662,7 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
         g.stdout
             .contains("probar: el paquete trae semilla secreta (5 variantes")
     );
+    assert!(g.stdout.contains("probar: setup.sh listo en "), "{}", g.stdout);
     // run_autograder moved the seed out of the package (the grader read it
     // and deleted it before compiling anything).
     assert!(!a.join("source/semilla-secreta").exists());
@@ -684,6 +686,14 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
     let files: Vec<&Path> = loose_files.iter().map(PathBuf::as_path).collect();
     let g = grade("correct loose files", &zip, &a, &files);
     assert_eq!((g.score(), g.max()), (130.0, 130.0), "{}", g.results);
+    // The image is the root after setup.sh with this package: a second
+    // grading in it is a new container of that image, without setup.sh.
+    assert!(
+        g.stdout
+            .contains("probar: setup.sh ya corrió con este paquete en esta raíz"),
+        "{}",
+        g.stdout
+    );
 
     // A compile error (the reference included by path: there is none in
     // the kit): 0, and the compiler's first error.
