@@ -662,7 +662,11 @@ fn gradescope_as_it_really_runs_grades_every_kind_of_submission() {
         g.stdout
             .contains("probar: el paquete trae semilla secreta (5 variantes")
     );
-    assert!(g.stdout.contains("probar: setup.sh listo en "), "{}", g.stdout);
+    assert!(
+        g.stdout.contains("probar: setup.sh listo en "),
+        "{}",
+        g.stdout
+    );
     // run_autograder moved the seed out of the package (the grader read it
     // and deleted it before compiling anything).
     assert!(!a.join("source/semilla-secreta").exists());
