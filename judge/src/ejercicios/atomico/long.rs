@@ -11,7 +11,7 @@
 //! refused). With the public seed the kit's keys; with a hidden variant's,
 //! keys, orders and amounts drawn from it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use protocol::{Call, Long};
 use sim::{ChargeError, ChargeId, ChargeResult, ChargeStatus, IdempotencyKey, Money, OrderId};
@@ -182,7 +182,7 @@ fn differs(summary: String, trace: Vec<String>, hint: String) -> Verdict {
 
 /// What call `i` of `calls` is: a new key, a replay of the call that first
 /// used its key, or a reuse of it with another amount or order.
-fn what(calls: &[Call], first: &HashMap<IdempotencyKey, usize>, i: usize) -> String {
+fn what(calls: &[Call], first: &FxHashMap<IdempotencyKey, usize>, i: usize) -> String {
     let c = calls[i];
     let head = format!(
         "la llamada {} ({}, {}, {})",
@@ -211,8 +211,9 @@ fn what(calls: &[Call], first: &HashMap<IdempotencyKey, usize>, i: usize) -> Str
 }
 
 /// The first use of every key of `calls`.
-fn first_uses(calls: &[Call]) -> HashMap<IdempotencyKey, usize> {
-    let mut first = HashMap::with_capacity(calls.len());
+fn first_uses(calls: &[Call]) -> FxHashMap<IdempotencyKey, usize> {
+    let mut first = FxHashMap::default();
+    first.reserve(calls.len());
     for (i, c) in calls.iter().enumerate() {
         first.entry(c.key).or_insert(i);
     }

@@ -255,7 +255,7 @@ pub(crate) fn diagnose(
         // observed ([`rows_mistake`] names it). One pass with a set: the
         // model's large case has 100,009 calls.
         let same_request_again = || {
-            let mut seen = std::collections::HashSet::new();
+            let mut seen = rustc_hash::FxHashSet::default();
             calls
                 .iter()
                 .any(|c| !seen.insert((c.key, c.order_id, c.amount)))
@@ -366,8 +366,8 @@ fn replay_mistake(idempotent: bool, calls: &[Call], got: &Played) -> Option<Stri
         return None;
     }
     // Where each key was first used (a history can be 100,000 calls long).
-    let mut first_use: std::collections::HashMap<IdempotencyKey, usize> =
-        std::collections::HashMap::new();
+    let mut first_use: rustc_hash::FxHashMap<IdempotencyKey, usize> =
+        rustc_hash::FxHashMap::default();
     for (i, c) in calls.iter().enumerate() {
         first_use.entry(c.key).or_insert(i);
     }

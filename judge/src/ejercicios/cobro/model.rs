@@ -305,12 +305,13 @@ fn late_replay(idempotent: bool, calls: &[Call], got: &Played, want: &Played) ->
 /// Short names for the keys of a trace, in order of first use: `K1`, `K2`…
 /// (numbered here, spelled only for the keys a trace shows: a large
 /// history has a million).
-pub(crate) struct Labels(std::collections::HashMap<IdempotencyKey, usize>);
+pub(crate) struct Labels(rustc_hash::FxHashMap<IdempotencyKey, usize>);
 
 impl Labels {
     /// The labels of `calls`' keys.
     pub(crate) fn of(calls: &[Call]) -> Labels {
-        let mut numbers = std::collections::HashMap::with_capacity(calls.len());
+        let mut numbers = rustc_hash::FxHashMap::default();
+        numbers.reserve(calls.len());
         for c in calls {
             let n = numbers.len() + 1;
             numbers.entry(c.key).or_insert(n);

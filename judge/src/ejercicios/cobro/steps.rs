@@ -167,7 +167,7 @@ fn header(idempotent: bool, calls: &[Call], name: &dyn Fn(IdempotencyKey) -> Str
         "servidor SIN idempotencia"
     };
     let mut keys: Vec<IdempotencyKey> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     for c in calls {
         if seen.insert(c.key) {
             keys.push(c.key);
@@ -214,7 +214,7 @@ fn store_line(calls: &[Call], p: usize, name: &dyn Fn(IdempotencyKey) -> String)
     let mut store: Vec<(IdempotencyKey, ChargeResult)> = Vec::new();
     // A set beside the list: a large history's 100,000 keys looked up in
     // the list took a minute to explain one failure.
-    let mut stored = std::collections::HashSet::new();
+    let mut stored = rustc_hash::FxHashSet::default();
     for c in calls {
         let result = model.charge(c.key, c.order_id, c.amount);
         if stored.insert(c.key) {
