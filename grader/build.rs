@@ -14,13 +14,16 @@ use std::path::PathBuf;
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let root = manifest.parent().unwrap_or(&manifest).to_path_buf();
-    for rel in judge_sources::INPUTS {
-        // Only those present: cargo runs a script whose listed path is
-        // missing on every build.
-        let path = root.join(rel);
-        if path.exists() {
-            println!("cargo::rerun-if-changed={}", path.display());
-        }
+    // Every file of the inputs, each relative to this package's root (cargo
+    // joins it to the root of the copy being built): a copy of the kit
+    // elsewhere, with the same files and dates, building into the same
+    // target folder, finds the script fresh, as every other unit of the
+    // judge (absolute paths, and folders, whose dates a copy does not keep,
+    // made it run again, and the grader compile again, in each copy: issue
+    // 28). A file added to a folder changes a listed one (its `mod`), or
+    // nothing that is compiled.
+    for (rel, _) in judge_sources::files(&root) {
+        println!("cargo::rerun-if-changed=../{rel}");
     }
     println!(
         "cargo::rustc-env=GRADER_BUILD_INPUTS={:032x}",
