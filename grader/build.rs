@@ -4,6 +4,7 @@
 //! script runs again when one of those inputs changes.
 
 #[path = "src/judge_sources.rs"]
+#[allow(dead_code)] // `hash`: the judge's own, from its root at run time
 mod judge_sources;
 #[path = "../judge/src/stable_hash.rs"]
 #[allow(dead_code)]
@@ -22,11 +23,12 @@ fn main() {
     // made it run again, and the grader compile again, in each copy: issue
     // 28). A file added to a folder changes a listed one (its `mod`), or
     // nothing that is compiled.
-    for (rel, _) in judge_sources::files(&root) {
+    let files = judge_sources::files(&root);
+    for (rel, _) in &files {
         println!("cargo::rerun-if-changed=../{rel}");
     }
     println!(
         "cargo::rustc-env=GRADER_BUILD_INPUTS={:032x}",
-        judge_sources::hash(&root)
+        judge_sources::hash_of(&files)
     );
 }

@@ -68,10 +68,16 @@ pub fn files(root: &Path) -> Vec<(String, PathBuf)> {
 /// The hash of the judge's build inputs in the workspace at `root` (see the
 /// module's documentation); a file that cannot be read counts as empty.
 pub fn hash(root: &Path) -> u128 {
+    hash_of(&files(root))
+}
+
+/// The hash of `files` as [`files`] lists them (relative path, path), in
+/// that order; a file that cannot be read counts as empty.
+pub fn hash_of(files: &[(String, PathBuf)]) -> u128 {
     let mut h = crate::stable_hash::StableHasher::default();
-    for (rel, path) in files(root) {
+    for (rel, path) in files {
         h.part(rel.as_bytes())
-            .part(&std::fs::read(&path).unwrap_or_default());
+            .part(&std::fs::read(path).unwrap_or_default());
     }
     h.finish128()
 }
