@@ -77,6 +77,13 @@ pub struct Cli {
     )]
     pub fixtures: Vec<PathBuf>,
 
+    /// Califica la copia del kit que está en CARPETA (la que tiene el
+    /// Cargo.toml del kit) con este juez ya compilado, en vez de la carpeta
+    /// desde donde corre cargo: solo se compila el harness de esa copia,
+    /// nunca otro juez (alias: --root).
+    #[arg(long = "raiz", alias = "root", value_name = "CARPETA", global = true, help_heading = INSTRUCTORS)]
+    pub root: Option<PathBuf>,
+
     /// Formato del informe: text (el de siempre), gradescope (results.json),
     /// classroom50 (result.json y release-body.md de Classroom 50)
     /// o junit (XML, con `--features junit`); por omisión text (alias:
@@ -243,6 +250,16 @@ pub fn parse_checked() -> Result<Cli, ExitCode> {
         return Err(ExitCode::from(2));
     }
     let cli = merge_curso_seed(cli)?;
+    if let Some(root) = &cli.root {
+        if !root.join("exercises").join("Cargo.toml").is_file() {
+            eprintln!(
+                "grader: --raiz {}: no es una copia del kit (no tiene exercises/Cargo.toml); indica la carpeta donde está el Cargo.toml del kit",
+                root.display()
+            );
+            return Err(ExitCode::from(2));
+        }
+        judge::paths::set_root(root);
+    }
     if cli.seed_file.is_some() {
         // (Checked here, not by clap: the option is global, for `curso`.)
         if cli.seed.is_some() {
@@ -310,7 +327,8 @@ fn unused_global(matches: &clap::ArgMatches) -> Option<String> {
     };
     match name {
         "servicio" => unused.extend([("solutions", "--solutions"), ("timeout", "--timeout")]),
-        "repetir-horario" | "superponer" => unused.push(("fixtures", "--fixtures")),
+        "repetir-horario" => unused.push(("fixtures", "--fixtures")),
+        "superponer" => unused.extend([("fixtures", "--fixtures"), ("root", "--raiz")]),
         _ => {}
     }
     let given = |id: &str| {
@@ -325,6 +343,7 @@ fn unused_global(matches: &clap::ArgMatches) -> Option<String> {
         }
         ("servicio", "--solutions") => ": el servicio de referencia es --referencia",
         (_, "--fixtures") => ": este comando no lee fixtures",
+        (_, "--raiz") => ": la entrega y el kit son sus dos argumentos",
         _ => ": sirve al calificar (cargo run -p grader, vigilar, curso)",
     };
     Some(format!("{flag} no se usa con `{name}`{instead}"))

@@ -31,9 +31,12 @@ fn nested_target() -> PathBuf {
     anidado::target()
 }
 
-/// A fresh, empty scratch folder for test `name`.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("kit-{name}"));
+/// A fresh, empty scratch folder, the same for both tests (one at a time):
+/// their copies of the kit at one path, with the same files and times, find
+/// the judge the other built fresh (its dep-info names the fixtures it
+/// includes by absolute path: a copy elsewhere compiled it again, 20 s).
+fn scratch() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kit-compilacion");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -77,8 +80,8 @@ fn break_syntax(root: &Path) {
 #[ignore = "builds a copy of the repository (slow); .ci/run runs it with --ignored"]
 fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("compilacion");
-    let root = dir.join("entrega");
+    let dir = scratch();
+    let root = dir.join("kit");
     copy_repo(&root);
     break_syntax(&root);
     let calificar = root.join("scripts/calificar");
@@ -151,18 +154,14 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
         assert!(!out.contains("--> exercises/src/"), "{out}");
     }
 
-    // JUnit is the instructors' format, in a judge built with it.
+    // JUnit is the instructors' format, in a judge built with it: this
+    // test's own (tests enable `junit`), given the copy with `--raiz`.
     let o = run(
         &root,
-        Path::new(env!("CARGO")),
+        Path::new(env!("CARGO_BIN_EXE_grader")),
         &[
-            "run",
-            "-q",
-            "-p",
-            "grader",
-            "--features",
-            "junit",
-            "--",
+            "--raiz",
+            &root_text,
             "--formato",
             "junit",
             "--ejercicio",
@@ -251,7 +250,7 @@ fn write_keeping_time(file: &Path, code: &str) {
 #[ignore = "builds a copy of the repository (slow); .ci/run runs it with --ignored"]
 fn an_edited_exercise_is_graded_again_even_with_its_old_time() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("huella");
+    let dir = scratch();
     let root = dir.join("kit");
     copy_repo(&root);
     let calificar = root.join("scripts/calificar");
@@ -265,7 +264,15 @@ fn an_edited_exercise_is_graded_again_even_with_its_old_time() {
     // file whose contents changed, whatever its time, is graded again.
     let student = [("CI", "")];
     let reused = "nada cambió desde el informe anterior";
-    let o = run(&root, &calificar, &["--ejercicio", "cliente"], &student);
+    // The first with `--de-nuevo`: this copy's path is the one the last
+    // run of this test graded (its verdicts, kept per copy in the shared
+    // target folder, would be reused).
+    let o = run(
+        &root,
+        &calificar,
+        &["--ejercicio", "cliente", "--de-nuevo"],
+        &student,
+    );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains(pending), "{}", text(&o.stdout));
     assert!(!text(&o.stderr).contains(reused), "{}", text(&o.stderr));

@@ -204,8 +204,12 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// The submission graded alone, as run_autograder does: its results.json,
-/// or `None` when it has no exercise file (superponer's status 3).
+/// The submission graded alone, as run_autograder does (a fresh copy of
+/// the template, the submission laid over it, a Gradescope report): its
+/// results.json, or `None` when it has no exercise file (superponer's
+/// status 3). The judge is this test's own, given the copy with `--raiz`
+/// (run_autograder builds the copy's judge with cargo: the gradescope suite
+/// runs that path; here only each copy's harness is built).
 fn alone(template: &Path, work: &Path, submission: &Path) -> Option<String> {
     alone_with(template, work, submission, &[])
 }
@@ -249,27 +253,16 @@ fn alone_with(template: &Path, work: &Path, submission: &Path, options: &[&str])
     }
     assert!(over.status.success(), "{}", stderr(&over));
     let report = work.join("results.json");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args([
-            "run",
-            "-q",
-            "-p",
-            "grader",
-            "--",
-            "--timeout",
-            "1",
-            "--format",
-            "gradescope",
-            "--output",
-        ])
+    // As `curso` grades it here (`grader()`): without the large cases.
+    let out = grader()
+        .arg("--raiz")
+        .arg(&kit)
+        .args(["--timeout", "1", "--format", "gradescope", "--output"])
         .arg(&report)
         .args(options)
         .current_dir(&kit)
         .env("CARGO_TARGET_DIR", repo().join("target/curso/target"))
         .env("KIT_TIEMPO_EJECUCION", "0")
-        // As `curso` grades it here (`grader()`): without the large cases.
-        .env("KIT_SIN_CASOS_GRANDES", "1")
         .env_remove("CARGO_MANIFEST_DIR")
         .output()
         .unwrap();

@@ -69,9 +69,11 @@ fn judge(root: &Path, args: &[&str], as_nobody: bool) -> Output {
     } else {
         Command::new(grader)
     };
-    cmd.args(args)
+    cmd.arg("--raiz")
+        .arg(root)
+        .args(args)
         .current_dir(root)
-        .env("CARGO_MANIFEST_DIR", root.join("grader"))
+        .env_remove("CARGO_MANIFEST_DIR")
         .env("CARGO_TARGET_DIR", anidado::target())
         .env("NO_COLOR", "1")
         .env("KIT_TIEMPO_EJECUCION", "0")

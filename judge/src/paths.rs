@@ -2,11 +2,27 @@
 
 use std::path::{Path, PathBuf};
 
-/// The repository root: the workspace `cargo run` ran the grader from (its
-/// `CARGO_MANIFEST_DIR` at run time), else the one the grader was built in.
-/// Two copies of the kit built into one target folder share the grader's
-/// binary; each must still grade its own files.
+/// The root chosen on the command line (`grader --raiz CARPETA`), if any.
+static CHOSEN_ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Makes `root` the repository root for the rest of the process: the
+/// grader's `--raiz CARPETA` (a built judge grading another copy of the kit,
+/// which then builds only that copy's harness, never a second judge). Set
+/// once, before anything reads the root; a second call is ignored.
+pub fn set_root(root: &Path) {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let _ = CHOSEN_ROOT.set(root);
+}
+
+/// The repository root: the one chosen with [`set_root`] (`--raiz`), else
+/// the workspace `cargo run` ran the grader from (its `CARGO_MANIFEST_DIR`
+/// at run time), else the one the grader was built in. Two copies of the
+/// kit built into one target folder share the grader's binary; each must
+/// still grade its own files.
 pub fn repo_root() -> PathBuf {
+    if let Some(root) = CHOSEN_ROOT.get() {
+        return root.clone();
+    }
     let runtime = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
     let manifest = runtime.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     let root = manifest.parent().unwrap_or(&manifest).to_path_buf();
