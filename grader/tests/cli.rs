@@ -249,6 +249,14 @@ fn usage_errors_are_spanish_one_liners_with_status_2() {
             "grader: --fixtures no se usa con `repetir-horario`: este comando no lee fixtures",
         ),
         (
+            vec!["--raiz", "/no/such/kit", "--ejercicio", "cobro"],
+            "grader: --raiz /no/such/kit: no es una copia del kit (no tiene exercises/Cargo.toml); indica la carpeta donde está el Cargo.toml del kit",
+        ),
+        (
+            vec!["superponer", "a", "b", "--root", "."],
+            "grader: --raiz no se usa con `superponer`: la entrega y el kit son sus dos argumentos",
+        ),
+        (
             vec!["--format", "pdf"],
             "grader: --format no acepta «pdf»; se permiten: text, gradescope, junit, classroom50",
         ),
