@@ -360,11 +360,13 @@ fn vigilar_follows_the_student_in_tmux() {
 /// The grader on `kit`, its output discarded.
 fn start_judge(kit: &Path, args: &[&str]) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_grader"))
+        .arg("--raiz")
+        .arg(kit)
         .args(args)
         .current_dir(kit)
         .env("NO_COLOR", "1")
         .env("KIT_SIN_POLITICA", "1")
-        .env("CARGO_MANIFEST_DIR", kit.join("grader"))
+        .env_remove("CARGO_MANIFEST_DIR")
         .env("CARGO_TARGET_DIR", anidado::target())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
