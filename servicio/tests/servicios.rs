@@ -2,11 +2,18 @@
 //! lesson's figures to the dollar, every check passes), the wrong services
 //! (each fails the check that names its mistake) and broken ones (a clear
 //! message, never a hang). Python's standard library only: cheap in CI.
+//!
+//! Its own `main` (libtest-mimic, the standard harness's options and
+//! output): these tests wait on the services they start (start-ups, time
+//! limits, a slow service's sleeps), not on the CPU, so they run with
+//! more threads than cores (see [`main`]); with the standard harness's
+//! one per core they took 19 s on 2 cores, 7 s with 8 threads.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use judge::verdict::Verdict;
+use libtest_mimic::{Arguments, Trial};
 use servicio::process::Launch;
 use servicio::{Config, Outcome};
 use sim::Money;
@@ -58,7 +65,6 @@ fn failing(o: &Outcome) -> Vec<&'static str> {
         .collect()
 }
 
-#[test]
 fn the_python_reference_prints_the_lessons_figures_and_passes_every_check() {
     let o = python("referencia.py", lesson_fleet(), &[]);
     let (b, a) = (
@@ -82,7 +88,6 @@ fn the_python_reference_prints_the_lessons_figures_and_passes_every_check() {
     assert_eq!(o.score(), (100, 100));
 }
 
-#[test]
 fn a_service_that_ignores_the_key_fails_the_retry_and_the_fleet_with_keys() {
     let o = python(
         "ignora_key.py",
@@ -100,7 +105,6 @@ fn a_service_that_ignores_the_key_fails_the_retry_and_the_fleet_with_keys() {
     assert_eq!(hint, servicio::checks::hints::STORE);
 }
 
-#[test]
 fn look_up_then_charge_then_store_fails_the_concurrent_checks_every_run() {
     // Three runs of the same race, side by side: the held charge makes it
     // certain in each.
@@ -153,7 +157,6 @@ fn look_up_then_charge_then_store_fails_the_concurrent_checks_every_run() {
     }
 }
 
-#[test]
 fn where_a_plain_retry_charges_again_the_harder_checks_say_so_first() {
     // A service that ignores the key: a retry alone already charges again,
     // so a race, a second process or a restart is not what the harder
@@ -193,7 +196,6 @@ fn where_a_plain_retry_charges_again_the_harder_checks_say_so_first() {
     }
 }
 
-#[test]
 fn a_store_in_memory_passes_one_process_and_fails_two_instances_and_a_restart() {
     let o = python(
         "memoria.py",
@@ -222,7 +224,6 @@ fn a_store_in_memory_passes_one_process_and_fails_two_instances_and_a_restart() 
     assert_eq!(hint, servicio::checks::hints::SHARED);
 }
 
-#[test]
 fn a_key_reused_with_another_amount_fails_the_422_check_only() {
     let o = python(
         "otro_monto.py",
@@ -237,7 +238,6 @@ fn a_key_reused_with_another_amount_fails_the_422_check_only() {
     assert!(got.ends_with("cargos en el procesador: 1"), "{got}");
 }
 
-#[test]
 fn a_service_that_exits_or_never_answers_is_a_clear_message() {
     let exits = servicio::run(&config(
         "echo arranco mal; exit 3",
@@ -271,7 +271,6 @@ fn a_service_that_exits_or_never_answers_is_a_clear_message() {
     assert!(missing.contains("no-existe.py"), "{missing}");
 }
 
-#[test]
 fn html_huge_bodies_and_cut_connections_are_named_not_hung() {
     use servicio::checks::hints::{ANSWER, CONTRACT};
     // Side by side: each mostly waits for its service.
@@ -303,7 +302,6 @@ fn html_huge_bodies_and_cut_connections_are_named_not_hung() {
     });
 }
 
-#[test]
 fn the_students_template_runs_from_its_servicio_toml_folder_and_is_the_before() {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plantilla-servicio");
     let toml = std::fs::read_to_string(folder.join("servicio.toml")).unwrap();
@@ -322,7 +320,6 @@ fn the_students_template_runs_from_its_servicio_toml_folder_and_is_the_before() 
     assert_eq!(failing(&o), ["reintento-mismo-cargo"]);
 }
 
-#[test]
 fn chunked_and_close_delimited_answers_are_read() {
     for mode in ["chunked", "cierre"] {
         let o = python(
@@ -336,7 +333,6 @@ fn chunked_and_close_delimited_answers_are_read() {
     }
 }
 
-#[test]
 fn a_slow_service_meets_the_request_limit_and_a_long_run_the_run_limit() {
     // Three runs side by side: the request limit, and the run's limit in
     // the middle of the fleet and of a check.
@@ -392,7 +388,6 @@ fn a_slow_service_meets_the_request_limit_and_a_long_run_the_run_limit() {
     });
 }
 
-#[test]
 fn a_client_that_gives_up_needs_a_charge_and_an_answer_to_its_retry() {
     // A service that never answers, and one that answers 409 to everything:
     // neither charged, neither is right (0 charges is right only when the
@@ -433,7 +428,6 @@ fn a_client_that_gives_up_needs_a_charge_and_an_answer_to_its_retry() {
 }
 
 #[cfg(target_os = "linux")]
-#[test]
 fn as_root_the_service_runs_as_an_unprivileged_user_that_owns_its_data_dir() {
     let e = servicio::run(&config(
         "python3 quien.py",
@@ -485,7 +479,6 @@ fn as_root_the_service_runs_as_an_unprivileged_user_that_owns_its_data_dir() {
 }
 
 #[cfg(unix)]
-#[test]
 fn a_service_gets_its_grace_after_sigterm_though_its_shell_dies_at_once() {
     // `sh -c "python3 apagado.py …"`: the shell, the group's leader, dies
     // at SIGTERM; the service takes half a second to shut down and leaves
@@ -505,7 +498,6 @@ fn a_service_gets_its_grace_after_sigterm_though_its_shell_dies_at_once() {
     assert_eq!(left, 1, "the service's SIGTERM handler did not finish");
 }
 
-#[test]
 fn a_store_outside_data_dir_is_named_by_the_charge_ids_the_processor_never_made() {
     // The reference's database in a folder of its own: the first run
     // passes; the second finds the first's keys and answers their charge
@@ -565,7 +557,6 @@ fn a_store_outside_data_dir_is_named_by_the_charge_ids_the_processor_never_made(
     assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
 }
 
-#[test]
 fn deduplicating_by_order_fails_the_check_where_another_key_is_another_charge() {
     let o = python("por_orden.py", small_fleet(), &[]);
     assert_eq!(failing(&o), ["reintento-mismo-cargo"], "{:#?}", o.checks);
@@ -576,7 +567,6 @@ fn deduplicating_by_order_fails_the_check_where_another_key_is_another_charge() 
     assert!(hint.starts_with("otra key es otra operación"), "{hint}");
 }
 
-#[test]
 fn a_crash_costs_only_the_check_it_happened_in() {
     let o = python("se_cae.py", small_fleet(), &[]);
     assert_eq!(failing(&o), ["otra-solicitud-422"], "{:#?}", o.checks);
@@ -609,7 +599,6 @@ fn orphans_named(text: &str) -> Vec<i32> {
 /// that scanned all of `/proc` each time let it escape once in five, and
 /// with the thousands of zombies it leaves in a longer run took minutes.)
 #[cfg(target_os = "linux")]
-#[test]
 fn a_hopper_that_forks_and_exits_every_2_ms_is_stopped_too() {
     // Each one's `/proc/PID/stat` (its state and parent), to tell.
     let hoppers = || -> Vec<String> {
@@ -647,7 +636,6 @@ fn a_hopper_that_forks_and_exits_every_2_ms_is_stopped_too() {
 }
 
 #[cfg(target_os = "linux")]
-#[test]
 fn what_a_service_starts_outside_its_group_is_stopped_with_it() {
     let o = python(
         "basura.py huerfanos",
@@ -667,4 +655,64 @@ fn what_a_service_starts_outside_its_group_is_stopped_with_it() {
             String::from_utf8_lossy(&cmdline)
         );
     }
+}
+
+/// Threads per core when neither `--test-threads` nor `RUST_TEST_THREADS`
+/// says otherwise: the tests mostly wait (see the module).
+const THREADS_PER_CORE: usize = 4;
+
+/// Every test of this file, named as the standard harness names them
+/// (a panic fails one), each under its `#[cfg]`.
+macro_rules! trials {
+    ($($(#[$cfg:meta])* $name:ident,)*) => {{
+        let mut trials = Vec::new();
+        $(
+            $(#[$cfg])*
+            trials.push(Trial::test(stringify!($name), || {
+                $name();
+                Ok(())
+            }));
+        )*
+        trials
+    }};
+}
+
+fn main() {
+    let mut args = Arguments::from_args();
+    if args.test_threads.is_none() {
+        args.test_threads = Some(match std::env::var("RUST_TEST_THREADS") {
+            Ok(n) => n.parse().unwrap_or_else(|_| {
+                panic!("RUST_TEST_THREADS={n}: se esperaba un número de hilos")
+            }),
+            Err(_) => {
+                std::thread::available_parallelism().map_or(1, usize::from) * THREADS_PER_CORE
+            }
+        });
+    }
+    let trials = trials![
+        the_python_reference_prints_the_lessons_figures_and_passes_every_check,
+        a_service_that_ignores_the_key_fails_the_retry_and_the_fleet_with_keys,
+        look_up_then_charge_then_store_fails_the_concurrent_checks_every_run,
+        where_a_plain_retry_charges_again_the_harder_checks_say_so_first,
+        a_store_in_memory_passes_one_process_and_fails_two_instances_and_a_restart,
+        a_key_reused_with_another_amount_fails_the_422_check_only,
+        a_service_that_exits_or_never_answers_is_a_clear_message,
+        html_huge_bodies_and_cut_connections_are_named_not_hung,
+        the_students_template_runs_from_its_servicio_toml_folder_and_is_the_before,
+        chunked_and_close_delimited_answers_are_read,
+        a_slow_service_meets_the_request_limit_and_a_long_run_the_run_limit,
+        a_client_that_gives_up_needs_a_charge_and_an_answer_to_its_retry,
+        #[cfg(target_os = "linux")]
+        as_root_the_service_runs_as_an_unprivileged_user_that_owns_its_data_dir,
+        #[cfg(unix)]
+        a_service_gets_its_grace_after_sigterm_though_its_shell_dies_at_once,
+        a_store_outside_data_dir_is_named_by_the_charge_ids_the_processor_never_made,
+        deduplicating_by_order_fails_the_check_where_another_key_is_another_charge,
+        a_crash_costs_only_the_check_it_happened_in,
+        #[cfg(target_os = "linux")]
+        a_hopper_that_forks_and_exits_every_2_ms_is_stopped_too,
+        #[cfg(target_os = "linux")]
+        what_a_service_starts_outside_its_group_is_stopped_with_it,
+    ];
+    libtest_mimic::run(&args, trials).exit();
 }
