@@ -327,7 +327,7 @@ fn autograder_py_names_a_missing_runner_variable_in_the_result_without_grading()
 // Classroom 50's runner is Linux (a symlink, a PATH of `:`).
 #[cfg(unix)]
 #[test]
-#[ignore = "slow: builds the student template (cargo test -p grader --test suite classroom50:: -- --ignored)"]
+#[ignore = "slow: builds the shared student template (cargo test --workspace --test suite classroom50:: -- --ignored)"]
 fn autograder_py_grades_the_template_with_the_runners_environment() {
     if !anidado::repo()
         .join("scripts/plantilla-estudiante")
@@ -335,15 +335,14 @@ fn autograder_py_grades_the_template_with_the_runners_environment() {
     {
         return; // The student template.
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("plantilla");
-    let st = Command::new(anidado::repo().join("scripts/plantilla-estudiante"))
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(st.status.success(), "{}", stderr(&st));
-    // The shared nested build (the runner has no CARGO_TARGET_DIR).
-    std::os::unix::fs::symlink(anidado::target(), dir.join("target")).unwrap();
+    // The student template the slow suites share, built once; its target
+    // folder as the template's own `target` (the runner has no
+    // CARGO_TARGET_DIR).
+    let template = anidado::template();
+    let dir = template.root.clone();
+    if !dir.join("target").exists() {
+        std::os::unix::fs::symlink(&template.target, dir.join("target")).unwrap();
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let cargo_dir = Path::new(&cargo)
         .parent()
@@ -368,12 +367,8 @@ fn autograder_py_grades_the_template_with_the_runners_environment() {
     // root, autograder.py grades the service it names with `grader
     // servicio`. The template's service is lesson 2's «antes»: it charges
     // every POST, so only the fleet without keys passes (10 of 100). As
-    // root the service runs as the sandbox's user, who must reach it.
-    std::fs::set_permissions(
-        tmp.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    // root the service runs as the sandbox's user, who must reach it (the
+    // template's folders are open to all: `anidado::template`).
     std::fs::write(
         dir.join("servicio.toml"),
         "comando = \"python3 plantilla-servicio/app.py\"\n",

@@ -5,50 +5,32 @@
 //! `solutions` is refused. (The Gradescope autograder has its own test, in
 //! Gradescope's real layout: `tests/gradescope.rs`.)
 //!
-//! Each test builds a copy of the repository with cargo, so they are slow
+//! Both tests grade the student template the slow suites share
+//! ([`anidado::template`]: its judge is built once), so they are slow
 //! (minutes on a cold cache) and marked `#[ignore]`: `.ci/run` runs them
-//! explicitly with
-//! `cargo test -p grader --test suite -- --ignored compilacion:: plantilla:: gradescope::`.
-//! The copies share one target folder, `target/tmp/kit-anidado`, so the
-//! dependencies are compiled once.
+//! with the other slow suites
+//! (`cargo test --workspace --test suite compilacion:: -- --ignored`).
 
 use crate::anidado;
 use crate::informes;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-use anidado::{copy_repo, repo};
+use anidado::repo;
 
-/// Serializes the tests of this file. The copies of the kit share one target
-/// folder, and cargo names a workspace's artifacts by paths relative to the
-/// workspace root: two copies built at once would reuse each other's
-/// artifacts (an older broken file could look fresh next to a newer build).
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// The target folder the nested builds share.
-fn nested_target() -> PathBuf {
-    anidado::target()
-}
-
-/// A fresh, empty scratch folder, the same for both tests (one at a time):
-/// their copies of the kit at one path, with the same files and times, find
-/// the judge the other built fresh (its dep-info names the fixtures it
-/// includes by absolute path: a copy elsewhere compiled it again, 20 s).
-fn scratch() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kit-compilacion");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs `program` in `dir` with the shared target folder, no colours, a
+/// Runs `program` in the template with its target folder, no colours, a
 /// fixed execution time, and no grader variables from outside.
-fn run(dir: &Path, program: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+fn run(
+    template: &anidado::Template,
+    program: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
     let mut cmd = Command::new(program);
     cmd.args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", nested_target())
+        .current_dir(&template.root)
+        .env("CARGO_TARGET_DIR", &template.target)
         .env("NO_COLOR", "1")
         .env("KIT_TIEMPO_EJECUCION", "0")
         .env_remove("KIT_GRADER_CHECK")
@@ -77,17 +59,15 @@ fn break_syntax(root: &Path) {
 }
 
 #[test]
-#[ignore = "builds a copy of the repository (slow); .ci/run runs it with --ignored"]
+#[ignore = "builds the shared student template (slow); .ci/run runs it with --ignored"]
 fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch();
-    let root = dir.join("kit");
-    copy_repo(&root);
+    let template = anidado::template();
+    let root = template.root.clone();
     break_syntax(&root);
     let calificar = root.join("scripts/calificar");
     let root_text = root.display().to_string();
 
-    let o = run(&root, &calificar, &[], &[]);
+    let o = run(&template, &calificar, &[], &[]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     let report = text(&o.stdout);
     assert!(
@@ -116,9 +96,9 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
         )
     );
 
-    let json_file = dir.join("results.json");
+    let json_file = template.scratch.join("results.json");
     let o = run(
-        &root,
+        &template,
         &calificar,
         &[
             "--format",
@@ -157,7 +137,7 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
     // JUnit is the instructors' format, in a judge built with it: this
     // test's own (tests enable `junit`), given the copy with `--raiz`.
     let o = run(
-        &root,
+        &template,
         Path::new(env!("CARGO_BIN_EXE_grader")),
         &[
             "--raiz",
@@ -196,13 +176,13 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
             "grader: opción desconocida: --bogus. Usa --help para ver las opciones.",
         ),
     ] {
-        let o = run(&root, &calificar, args, &[]);
+        let o = run(&template, &calificar, args, &[]);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stdout));
         assert!(o.stdout.is_empty(), "{args:?}");
         assert_eq!(text(&o.stderr).trim_end(), expected, "{args:?}");
     }
     let o = run(
-        &root,
+        &template,
         &calificar,
         &["--variantes", "5", "--format", "gradescope"],
         &[("KIT_SEMILLA_SECRETA", "4242")],
@@ -217,20 +197,22 @@ fn a_submission_with_a_syntax_error_gets_a_report_in_every_format() {
             < 1e-9
     );
 
-    // Fixed, but now depending on the reference solutions: refused.
+    // Fixed, but now depending on the reference solutions (with their
+    // folder, as in the instructor's kit: in the template alone cargo would
+    // stop first, finding no `solutions/`): refused.
     std::fs::copy(
         repo().join("exercises/src/client.rs"),
         root.join("exercises/src/client.rs"),
     )
     .unwrap();
+    anidado::mirror(&repo().join("solutions"), &root.join("solutions"), false);
     anidado::depend_on_solutions(&root);
-    let o = run(&root, &calificar, &[], &[]);
+    let o = run(&template, &calificar, &[], &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
     assert_eq!(
         text(&o.stderr).trim_end(),
         "grader: exercises/Cargo.toml, campo `dependencies.solutions`: tu crate no puede depender de la solución de referencia (solutions); quita esa dependencia y vuelve a correr el grader"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Writes `code` to `file` and gives it back the modification time it had:
@@ -247,12 +229,10 @@ fn write_keeping_time(file: &Path, code: &str) {
 }
 
 #[test]
-#[ignore = "builds a copy of the repository (slow); .ci/run runs it with --ignored"]
+#[ignore = "builds the shared student template (slow); .ci/run runs it with --ignored"]
 fn an_edited_exercise_is_graded_again_even_with_its_old_time() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch();
-    let root = dir.join("kit");
-    copy_repo(&root);
+    let template = anidado::template();
+    let root = template.root.clone();
     let calificar = root.join("scripts/calificar");
     let client = root.join("exercises/src/client.rs");
     let stub = std::fs::read_to_string(&client).unwrap();
@@ -264,11 +244,11 @@ fn an_edited_exercise_is_graded_again_even_with_its_old_time() {
     // file whose contents changed, whatever its time, is graded again.
     let student = [("CI", "")];
     let reused = "nada cambió desde el informe anterior";
-    // The first with `--de-nuevo`: this copy's path is the one the last
-    // run of this test graded (its verdicts, kept per copy in the shared
+    // The first with `--de-nuevo`: the shared template may have been graded
+    // as it is now by another test (its verdicts, kept per copy in its
     // target folder, would be reused).
     let o = run(
-        &root,
+        &template,
         &calificar,
         &["--ejercicio", "cliente", "--de-nuevo"],
         &student,
@@ -277,7 +257,7 @@ fn an_edited_exercise_is_graded_again_even_with_its_old_time() {
     assert!(text(&o.stdout).contains(pending), "{}", text(&o.stdout));
     assert!(!text(&o.stderr).contains(reused), "{}", text(&o.stderr));
     // Nothing changed: the same report, without building or running.
-    let again = run(&root, &calificar, &["--ejercicio", "cliente"], &student);
+    let again = run(&template, &calificar, &["--ejercicio", "cliente"], &student);
     assert_eq!(text(&again.stdout), text(&o.stdout));
     assert!(
         text(&again.stderr).contains(reused),
@@ -287,7 +267,7 @@ fn an_edited_exercise_is_graded_again_even_with_its_old_time() {
 
     // The solved client, with the stub's old time: graded as solved.
     write_keeping_time(&client, &solved);
-    let o = run(&root, &calificar, &["--ejercicio", "cliente"], &student);
+    let o = run(&template, &calificar, &["--ejercicio", "cliente"], &student);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -306,7 +286,7 @@ fn an_edited_exercise_is_graded_again_even_with_its_old_time() {
     // Back to the stub, again with an old time: pending again, not the
     // solved harness (nor the solved verdicts) of the run before.
     write_keeping_time(&client, &stub);
-    let o = run(&root, &calificar, &["--ejercicio", "cliente"], &student);
+    let o = run(&template, &calificar, &["--ejercicio", "cliente"], &student);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains(pending), "{}", text(&o.stdout));
     assert!(!text(&o.stderr).contains(reused), "{}", text(&o.stderr));

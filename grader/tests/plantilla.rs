@@ -3,10 +3,10 @@
 //! grades (`cargo run -p grader`, `scripts/calificar`) and passes
 //! `cargo test`.
 //!
-//! It builds and tests a whole copy of the kit, so it is slow (minutes on a
-//! cold cache) and marked `#[ignore]`: `.ci/run` runs it explicitly with
-//! `cargo test -p grader --test suite -- --ignored compilacion:: plantilla:: gradescope::`,
-//! sharing `target/tmp/kit-anidado` with the compile-error tests.
+//! It builds and tests the template the slow suites share
+//! ([`anidado::template`]), so it is slow (minutes on a cold cache) and
+//! marked `#[ignore]`: `.ci/run` runs it with the other slow suites
+//! (`cargo test --workspace --test suite plantilla:: -- --ignored`).
 
 use crate::anidado;
 use crate::informes;
@@ -21,12 +21,12 @@ fn repo() -> PathBuf {
         .unwrap()
 }
 
-fn cargo(dir: &Path, args: &[&str]) -> Output {
+fn cargo(template: &anidado::Template, args: &[&str]) -> Output {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     Command::new(cargo)
         .args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", anidado::target())
+        .current_dir(&template.root)
+        .env("CARGO_TARGET_DIR", &template.target)
         .env("NO_COLOR", "1")
         .env("CI", "true")
         .env("KIT_TIEMPO_EJECUCION", "0")
@@ -43,13 +43,8 @@ fn text(bytes: &[u8]) -> String {
 #[test]
 #[ignore = "builds and tests a copy of the kit (slow); .ci/run runs it with --ignored"]
 fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kit-plantilla");
-    let _ = std::fs::remove_dir_all(&dir);
-    let o = Command::new(repo().join("scripts/plantilla-estudiante"))
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    let template = anidado::template();
+    let dir = template.root.clone();
 
     // What it holds, and what it does not.
     for gone in [
@@ -141,22 +136,11 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
     assert!(harness_manifest.contains("default = [\"exercises\"]"));
     assert!(!dir.join("harness/tests").exists());
 
-    // The nested target folder is shared with other copies of the kit, and
-    // cargo takes an artifact as fresh when the sources are older than it
-    // (the template keeps the repository's dates): without this, the grader
-    // built for another copy (which points at that copy's fixtures/) would
-    // be reused.
-    let touched = Command::new("find")
-        .arg(&dir)
-        .args(["-type", "f", "-exec", "touch", "{}", "+"])
-        .status()
-        .unwrap();
-    assert!(touched.success());
-    let build = cargo(&dir, &["build", "--workspace"]);
+    let build = cargo(&template, &["build", "--workspace"]);
     assert!(build.status.success(), "{}", text(&build.stderr));
 
     // It grades: the stubs, pending, 0 of 100.
-    let graded = cargo(&dir, &["run", "-q", "-p", "grader"]);
+    let graded = cargo(&template, &["run", "-q", "-p", "grader"]);
     assert_eq!(graded.status.code(), Some(1), "{}", text(&graded.stderr));
     let out = text(&graded.stdout);
     assert!(
@@ -180,7 +164,10 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         "{out}"
     );
     // There is no reference to grade.
-    let refused = cargo(&dir, &["run", "-q", "-p", "grader", "--", "--solutions"]);
+    let refused = cargo(
+        &template,
+        &["run", "-q", "-p", "grader", "--", "--solutions"],
+    );
     assert_eq!(refused.status.code(), Some(2));
     assert!(text(&refused.stderr).contains("no incluye solutions/"));
 
@@ -188,7 +175,7 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
     let ci = Command::new(dir.join("scripts/calificar"))
         .args(["--format", "gradescope", "--ejercicio", "cobro"])
         .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", anidado::target())
+        .env("CARGO_TARGET_DIR", &template.target)
         .env("KIT_TIEMPO_EJECUCION", "0")
         .env_remove("KIT_GRADER_CHECK")
         .output()
@@ -206,7 +193,7 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
         manifest.contains("\ndefault-members = [\"sim\", \"protocol\", \"exercises\"]\n"),
         "{manifest}"
     );
-    let tests = cargo(&dir, &["test"]);
+    let tests = cargo(&template, &["test"]);
     let (out, err) = (text(&tests.stdout), text(&tests.stderr));
     assert!(
         tests.status.success(),
@@ -223,7 +210,9 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
     assert!(!err.contains("Doc-tests judge"), "{err}");
     // What it leaves out still compiles there: the judge's tests that the
     // template keeps (a student may run `cargo test -p grader`).
-    let kept = cargo(&dir, &["check", "-p", "grader", "-p", "judge", "--tests"]);
+    let kept = cargo(
+        &template,
+        &["check", "-p", "grader", "-p", "judge", "--tests"],
+    );
     assert!(kept.status.success(), "{}", text(&kept.stderr));
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -365,14 +365,14 @@ fn identity(path: &Path) -> (u64, std::time::SystemTime) {
     (inode, m.modified().unwrap())
 }
 
-/// Runs the judge at `judge` on the kit at `root` as Gradescope does:
-/// directly, without cargo (so the kit is the judge's built-in root), with
-/// the nested target folder.
-fn direct(judge: &Path, root: &Path, args: &[&str]) -> Output {
+/// Runs the judge at `judge` on the template as Gradescope does:
+/// directly, without cargo (so the template is the judge's built-in
+/// root), with the template's target folder.
+fn direct(judge: &Path, template: &anidado::Template, args: &[&str]) -> Output {
     Command::new(judge)
         .args(args)
-        .current_dir(root)
-        .env("CARGO_TARGET_DIR", anidado::target())
+        .current_dir(&template.root)
+        .env("CARGO_TARGET_DIR", &template.target)
         .env("NO_COLOR", "1")
         .env("KIT_TIEMPO_EJECUCION", "0")
         .env_remove("CARGO_MANIFEST_DIR")
@@ -383,51 +383,51 @@ fn direct(judge: &Path, root: &Path, args: &[&str]) -> Output {
         .expect("the judge runs")
 }
 
-/// cargo in the kit at `root`, building into the nested target folder.
-fn cargo(root: &Path, args: &[&str]) -> Output {
+/// cargo in the template, building into its target folder.
+fn cargo(template: &anidado::Template, args: &[&str]) -> Output {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(args)
-        .current_dir(root)
-        .env("CARGO_TARGET_DIR", anidado::target())
+        .current_dir(&template.root)
+        .env("CARGO_TARGET_DIR", &template.target)
         .output()
         .expect("cargo runs")
 }
 
 /// A refused file is graded without compiling the judge again (issue 27):
-/// the judge built from this kit, run directly as Gradescope runs it, grades
-/// a submission whose client is refused (the others in a copy of the kit,
+/// the judge built from the shared student template
+/// ([`anidado::template`]), run directly as Gradescope runs it, grades a
+/// submission whose client is refused (the others in a copy of the kit,
 /// in the judge's target folder); afterwards its executable is the same
 /// file, cargo finds every crate of the judge as it was (nothing of it
-/// compiled over), and run directly again it still grades this kit. The
-/// copy used to build a second judge there: 40 s, and an executable whose
-/// built-in root was the deleted copy ("la carpeta de fixtures no existe").
+/// compiled over), and run directly again it still grades the template.
+/// The copy used to build a second judge there: 40 s, and an executable
+/// whose built-in root was the deleted copy ("la carpeta de fixtures no
+/// existe").
 #[test]
-#[ignore = "builds the judge and the harness of a copy of the kit (slow); .ci/run runs it with --ignored"]
+#[ignore = "builds the judge and the harness of the shared student template (slow); .ci/run runs it with --ignored"]
 fn grading_a_refused_file_leaves_the_judge_as_it_was() {
-    let root = kit(
-        "juez-intacto",
-        &[
-            ("client.rs", "cliente_type_name.rs"),
-            ("payments_server.rs", "cobro.rs"),
-            ("reconciliation.rs", "reconciliacion.rs"),
-        ],
-        false,
-    );
-    // The judge of this copy (the nested target folder may hold one built
-    // from another copy, whose built-in root is that copy).
-    let paths = std::fs::File::options()
-        .append(true)
-        .open(root.join("judge/src/paths.rs"))
+    let template = anidado::template();
+    for (target, source) in [
+        ("client.rs", "cliente_type_name.rs"),
+        ("payments_server.rs", "cobro.rs"),
+        ("reconciliation.rs", "reconciliacion.rs"),
+    ] {
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/politica")
+                .join(source),
+            template.root.join("exercises/src").join(target),
+        )
         .unwrap();
-    paths.set_modified(std::time::SystemTime::now()).unwrap();
-    let built = cargo(&root, &["build", "-q", "-p", "grader"]);
+    }
+    let built = cargo(&template, &["build", "-q", "-p", "grader"]);
     assert!(built.status.success(), "{}", text(&built.stderr));
-    let judge = anidado::target().join("debug/grader");
+    let judge = template.target.join("debug/grader");
     let before = identity(&judge);
 
     // Graded directly: the exit status and the points of exercises 1 to 3.
     let graded = |status: i32, expected: [f64; 3]| {
-        let out = direct(&judge, &root, &["--format", "gradescope"]);
+        let out = direct(&judge, &template, &["--format", "gradescope"]);
         assert_eq!(out.status.code(), Some(status), "{}", text(&out.stderr));
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!([1, 2, 3].map(|n| points(&json, n)), expected, "{json:#}");
@@ -438,7 +438,10 @@ fn grading_a_refused_file_leaves_the_judge_as_it_was() {
         before,
         "the judge's executable was replaced"
     );
-    let again = cargo(&root, &["build", "-p", "grader", "--message-format=json"]);
+    let again = cargo(
+        &template,
+        &["build", "-p", "grader", "--message-format=json"],
+    );
     assert!(again.status.success(), "{}", text(&again.stderr));
     let compiled: Vec<String> = text(&again.stdout)
         .lines()
@@ -454,7 +457,7 @@ fn grading_a_refused_file_leaves_the_judge_as_it_was() {
 
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/politica/cliente.rs"),
-        root.join("exercises/src/client.rs"),
+        template.root.join("exercises/src/client.rs"),
     )
     .unwrap();
     graded(0, [36.0, 36.0, 28.0]);

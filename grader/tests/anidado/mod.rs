@@ -1,5 +1,9 @@
-//! The target folder that the nested builds of the kit (copies of the
-//! repository built by the slow tests) share: `target/tmp/kit-anidado`.
+//! What the slow tests' nested builds of the kit share: the student
+//! template that the compile-error, template, source-policy and Classroom 50
+//! suites build and grade ([`template`], one copy at one path with a target
+//! folder of its own, so its judge is compiled once per change of the kit),
+//! and the target folder of the other copies (`target/tmp/kit-anidado`,
+//! [`target`]: Gradescope's layout, the harnesses of the policy's copies).
 //!
 //! Before the first nested build it is seeded with the registry crates that
 //! the outer build already compiled (`target/debug/{deps,build,.fingerprint}`
@@ -79,14 +83,160 @@ pub fn depend_on_solutions(root: &Path) {
 /// The shared nested target folder, seeded on first use.
 pub fn target() -> PathBuf {
     static SEED: Once = Once::new();
-    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let nested = tmp.join("kit-anidado");
-    SEED.call_once(|| {
-        if let Some(outer) = tmp.parent() {
-            seed(&outer.join("debug"), &nested.join("debug"));
-        }
-    });
+    let nested = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kit-anidado");
+    SEED.call_once(|| seed_from_outer(&nested));
     nested
+}
+
+/// Seeds the target folder `nested` with the registry crates of the outer
+/// build (`target/debug`).
+fn seed_from_outer(nested: &Path) {
+    if let Some(outer) = Path::new(env!("CARGO_TARGET_TMPDIR")).parent() {
+        seed(&outer.join("debug"), &nested.join("debug"));
+    }
+}
+
+/// The student template the slow suites share, held by one test at a time
+/// (a lock on a file, across the suites' processes): `root` is
+/// `scripts/plantilla-estudiante`'s output as it made it (whatever an
+/// earlier test changed in it put back, what it added removed, `target`
+/// at its top aside), and `target` its own target folder, where only this
+/// copy builds. The template is made again only when a file of the
+/// repository changed since it was made (`sello`: every file's path, size
+/// and time, and `HEAD`, whose `exercises/` it takes); it always lives at
+/// the same path, so cargo finds its judge built, and no other copy's
+/// judge is ever there (a copy elsewhere, its own built-in root).
+pub struct Template {
+    /// The template's root.
+    pub root: PathBuf,
+    /// Its target folder (`CARGO_TARGET_DIR`), seeded with the outer
+    /// build's registry crates.
+    pub target: PathBuf,
+    /// A scratch folder of the holder's, emptied at each hold.
+    pub scratch: PathBuf,
+    /// Held until dropped.
+    _lock: std::fs::File,
+}
+
+/// Takes the shared student template (waits while another test holds it).
+pub fn template() -> Template {
+    static SEED: Once = Once::new();
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kit-plantilla-compartida");
+    std::fs::create_dir_all(&base).unwrap();
+    // Open to all: as root, the services and harnesses that grade it run
+    // as the sandbox's unprivileged users.
+    #[cfg(unix)]
+    std::fs::set_permissions(&base, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let lock = std::fs::File::create(base.join("candado")).unwrap();
+    lock.lock().unwrap();
+    let original = base.join("original");
+    let root = base.join("kit");
+    let target = base.join("target");
+    let seal = stamp();
+    let seal_file = base.join("sello");
+    if std::fs::read_to_string(&seal_file).ok().as_deref() != Some(seal.as_str()) {
+        let _ = std::fs::remove_file(&seal_file);
+        let _ = std::fs::remove_dir_all(&original);
+        let o = Command::new(repo().join("scripts/plantilla-estudiante"))
+            .arg(&original)
+            .output()
+            .expect("plantilla-estudiante runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::write(&seal_file, &seal).unwrap();
+    }
+    mirror(&original, &root, true);
+    SEED.call_once(|| seed_from_outer(&target));
+    let scratch = base.join("trabajo");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    Template {
+        root,
+        target,
+        scratch,
+        _lock: lock,
+    }
+}
+
+/// What the template is made from: `HEAD` and every file `copy_repo`
+/// copies, with its size and modification time.
+fn stamp() -> String {
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .args(args)
+            .current_dir(repo())
+            .output()
+            .expect("git runs");
+        assert!(o.status.success());
+        o.stdout
+    };
+    let mut seal = String::from_utf8(git(&["rev-parse", "HEAD"])).unwrap();
+    let listed = git(&[
+        "ls-files",
+        "-z",
+        "--cached",
+        "--others",
+        "--exclude-standard",
+    ]);
+    for file in listed.split(|b| *b == 0).filter(|f| !f.is_empty()) {
+        let rel = std::str::from_utf8(file).unwrap();
+        if let Ok(m) = std::fs::metadata(repo().join(rel)) {
+            let time = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            seal.push_str(&format!("{rel} {} {time}\n", m.len()));
+        }
+    }
+    seal
+}
+
+/// Makes the folder `to` hold what `from` holds: a file missing or
+/// different (in size, time or contents) is copied with its time, and
+/// what `from` lacks is removed (at the top, `target` stays when `top`).
+pub fn mirror(from: &Path, to: &Path, top: bool) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(to).unwrap().flatten() {
+        let name = entry.file_name();
+        if top && name == "target" {
+            continue;
+        }
+        let there = from.join(&name);
+        let kind = entry.file_type().unwrap();
+        let keep = if kind.is_dir() {
+            there.is_dir() && !there.is_symlink()
+        } else {
+            kind.is_file() && there.is_file() && !there.is_symlink()
+        };
+        if !keep {
+            if kind.is_dir() {
+                std::fs::remove_dir_all(entry.path()).unwrap();
+            } else {
+                std::fs::remove_file(entry.path()).unwrap();
+            }
+        }
+    }
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type().unwrap().is_dir() {
+            mirror(&src, &dst, false);
+            continue;
+        }
+        let m = entry.metadata().unwrap();
+        let same = std::fs::metadata(&dst)
+            .is_ok_and(|d| d.len() == m.len() && d.modified().ok() == m.modified().ok())
+            && std::fs::read(&src).ok() == std::fs::read(&dst).ok();
+        if !same {
+            let _ = std::fs::remove_file(&dst);
+            std::fs::copy(&src, &dst).unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&dst)
+                .unwrap()
+                .set_modified(m.modified().unwrap())
+                .unwrap();
+        }
+    }
 }
 
 fn seed(outer: &Path, nested: &Path) {
