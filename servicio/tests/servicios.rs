@@ -681,9 +681,10 @@ fn main() {
     let mut args = Arguments::from_args();
     if args.test_threads.is_none() {
         args.test_threads = Some(match std::env::var("RUST_TEST_THREADS") {
-            Ok(n) => n.parse().unwrap_or_else(|_| {
-                panic!("RUST_TEST_THREADS={n}: se esperaba un número de hilos")
-            }),
+            Ok(n) => match n.parse::<std::num::NonZeroUsize>() {
+                Ok(n) => n.get(),
+                Err(_) => panic!("RUST_TEST_THREADS is `{n}`, should be a positive integer"),
+            },
             Err(_) => {
                 std::thread::available_parallelism().map_or(1, usize::from) * THREADS_PER_CORE
             }
