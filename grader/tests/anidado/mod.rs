@@ -53,15 +53,22 @@ pub fn copy_repo(dest: &Path) {
         }
         let to = dest.join(rel);
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(&from, &to).unwrap();
-        let modified = std::fs::metadata(&from).unwrap().modified().unwrap();
-        std::fs::File::options()
-            .write(true)
-            .open(&to)
-            .unwrap()
-            .set_modified(modified)
-            .unwrap();
+        copy_with_time(&from, &to);
     }
+}
+
+/// Copies the file `from` to `to` (written over) with its modification
+/// time.
+fn copy_with_time(from: &Path, to: &Path) {
+    let _ = std::fs::remove_file(to);
+    std::fs::copy(from, to).unwrap();
+    let modified = std::fs::metadata(from).unwrap().modified().unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(to)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
 }
 
 /// Makes the `exercises` crate under `root` depend on `solutions` (which a
@@ -227,14 +234,7 @@ pub fn mirror(from: &Path, to: &Path, top: bool) {
             .is_ok_and(|d| d.len() == m.len() && d.modified().ok() == m.modified().ok())
             && std::fs::read(&src).ok() == std::fs::read(&dst).ok();
         if !same {
-            let _ = std::fs::remove_file(&dst);
-            std::fs::copy(&src, &dst).unwrap();
-            std::fs::File::options()
-                .write(true)
-                .open(&dst)
-                .unwrap()
-                .set_modified(m.modified().unwrap())
-                .unwrap();
+            copy_with_time(&src, &dst);
         }
     }
 }
