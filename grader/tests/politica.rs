@@ -49,13 +49,19 @@ fn kit(name: &str, files: &[(&str, &str)], template: bool) -> PathBuf {
         std::fs::create_dir_all(&dir).unwrap();
         copy_repo(&dir);
     }
+    put(&dir, files);
+    dir
+}
+
+/// Puts each `(exercise file, file of tests/politica)` in the kit at
+/// `root`.
+fn put(root: &Path, files: &[(&str, &str)]) {
     for (target, source) in files {
         let from = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/politica")
             .join(source);
-        std::fs::copy(from, dir.join("exercises/src").join(target)).unwrap();
+        std::fs::copy(from, root.join("exercises/src").join(target)).unwrap();
     }
-    dir
 }
 
 /// Runs the judge on the kit at `root` with `args`, as the current user or
@@ -407,19 +413,14 @@ fn cargo(template: &anidado::Template, args: &[&str]) -> Output {
 #[ignore = "builds the judge and the harness of the shared student template (slow); .ci/run runs it with --ignored"]
 fn grading_a_refused_file_leaves_the_judge_as_it_was() {
     let template = anidado::template();
-    for (target, source) in [
-        ("client.rs", "cliente_type_name.rs"),
-        ("payments_server.rs", "cobro.rs"),
-        ("reconciliation.rs", "reconciliacion.rs"),
-    ] {
-        std::fs::copy(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/politica")
-                .join(source),
-            template.root.join("exercises/src").join(target),
-        )
-        .unwrap();
-    }
+    put(
+        &template.root,
+        &[
+            ("client.rs", "cliente_type_name.rs"),
+            ("payments_server.rs", "cobro.rs"),
+            ("reconciliation.rs", "reconciliacion.rs"),
+        ],
+    );
     let built = cargo(&template, &["build", "-q", "-p", "grader"]);
     assert!(built.status.success(), "{}", text(&built.stderr));
     let judge = template.target.join("debug/grader");
@@ -455,10 +456,6 @@ fn grading_a_refused_file_leaves_the_judge_as_it_was() {
     );
     assert_eq!(identity(&judge), before);
 
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/politica/cliente.rs"),
-        template.root.join("exercises/src/client.rs"),
-    )
-    .unwrap();
+    put(&template.root, &[("client.rs", "cliente.rs")]);
     graded(0, [36.0, 36.0, 28.0]);
 }
