@@ -11,15 +11,9 @@
 use crate::anidado;
 use crate::informes;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use anidado::repo;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
+use std::process::{Command, Output};
 
 fn cargo(template: &anidado::Template, args: &[&str]) -> Output {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
@@ -41,7 +35,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 #[test]
-#[ignore = "builds and tests a copy of the kit (slow); .ci/run runs it with --ignored"]
+#[ignore = "builds and tests the shared student template (slow); .ci/run runs it with --ignored"]
 fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
     let template = anidado::template();
     let dir = template.root.clone();
