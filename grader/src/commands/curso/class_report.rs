@@ -46,8 +46,8 @@ pub struct Summary {
     pub total: usize,
     /// Submissions whose checks ran.
     pub ran: usize,
-    /// Mean and median score over all submissions, and the maximum, in
-    /// hundredths.
+    /// Mean score over all submissions, hundredths, rounded to the
+    /// nearest (a half up): 0, 38 and 0 points are 12.67.
     pub mean: u64,
     /// Median score (lower middle), hundredths.
     pub median: u64,
@@ -120,11 +120,7 @@ pub fn summarize(records: &[Record]) -> Summary {
     });
     let mut scores: Vec<u64> = records.iter().map(|r| r.puntaje).collect();
     scores.sort_unstable();
-    let mean = if scores.is_empty() {
-        0
-    } else {
-        scores.iter().sum::<u64>() / scores.len() as u64
-    };
+    let mean = mean_rounded(&scores);
     let median = scores
         .get(scores.len().saturating_sub(1) / 2)
         .copied()
@@ -151,6 +147,16 @@ pub fn summarize(records: &[Record]) -> Summary {
         checks,
         causes,
     }
+}
+
+/// The mean of `scores` (hundredths), rounded to the nearest hundredth (a
+/// half up); 0 for none.
+fn mean_rounded(scores: &[u64]) -> u64 {
+    let n = scores.len() as u64;
+    if n == 0 {
+        return 0;
+    }
+    (2 * scores.iter().sum::<u64>() + n) / (2 * n)
 }
 
 fn pts(h: u64) -> String {
@@ -303,4 +309,21 @@ pub fn html(s: &Summary) -> String {
     }
     out.push_str("</body>\n</html>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mean_is_rounded_not_cut() {
+        // 0, 38 and 0 points: 12.666… is 12.67, not 12.66.
+        assert_eq!(mean_rounded(&[0, 3800, 0]), 1267);
+        assert_eq!(pts(mean_rounded(&[0, 3800, 0])), "12.67");
+        // 12.665 (a half) goes up; 12.664 stays.
+        assert_eq!(mean_rounded(&[1266, 1267]), 1267);
+        assert_eq!(mean_rounded(&[1264, 1264]), 1264);
+        assert_eq!(mean_rounded(&[]), 0);
+        assert_eq!(mean_rounded(&[10000]), 10000);
+    }
 }
