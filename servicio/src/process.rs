@@ -40,17 +40,57 @@ pub struct Service {
     log: PathBuf,
     /// The client of this instance.
     pub client: Client,
+    /// Its port, kept from the kit's other services until it has stopped
+    /// (dropped after [`Service::stop`], by `Drop`).
+    _port: PortLease,
 }
 
-/// A free loopback port (the system's pick; another process may take it
-/// before the service binds it: [`Service::start`] retries once).
-fn free_port() -> Result<u16, String> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| format!("no se encontró un puerto libre en 127.0.0.1: {e}"))?;
-    listener
-        .local_addr()
-        .map(|a| a.port())
-        .map_err(|e| e.to_string())
+/// The ports of this process's services that are starting or running: the
+/// system's pick of a free port ([`PortLease::take`]) closes its listener
+/// before the service binds the port, and in that moment another pick in
+/// this process (two services of a run, runs of a class or of the tests at
+/// once) could get the same port, and its `GET /health` be answered by the
+/// other run's service (seen in `servicio`'s tests with 19 threads: 2 runs
+/// in 10).
+static LEASED: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+
+/// A free loopback port, leased to one service of this process until
+/// dropped. Another process may still take it before the service binds it:
+/// [`Service::start`] retries once.
+struct PortLease(u16);
+
+impl PortLease {
+    /// The system's pick of a free port that no other service of this
+    /// process holds.
+    ///
+    /// # Errors
+    /// No free port, in Spanish.
+    fn take() -> Result<PortLease, String> {
+        // Listeners kept open while looking, so the system never offers the
+        // same port twice here.
+        let mut tried = Vec::new();
+        for _ in 0..64 {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0")
+                .map_err(|e| format!("no se encontró un puerto libre en 127.0.0.1: {e}"))?;
+            let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+            let mut leased = LEASED.lock().unwrap_or_else(|e| e.into_inner());
+            if !leased.contains(&port) {
+                leased.push(port);
+                return Ok(PortLease(port));
+            }
+            tried.push(listener);
+        }
+        Err("no se encontró un puerto libre en 127.0.0.1 que no usara otro servicio del kit".into())
+    }
+}
+
+impl Drop for PortLease {
+    fn drop(&mut self) {
+        LEASED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|&p| p != self.0);
+    }
 }
 
 impl Service {
@@ -97,7 +137,8 @@ impl Service {
         log_dir: &Path,
         timeline: &Timeline,
     ) -> Result<Service, (String, bool)> {
-        let port = free_port().map_err(|e| (e, false))?;
+        let lease = PortLease::take().map_err(|e| (e, false))?;
+        let port = lease.0;
         let log = log_dir.join(format!("servicio-{port}.log"));
         let out = File::create(&log)
             .map_err(|e| (format!("no se pudo crear {}: {e}", log.display()), false))?;
@@ -137,6 +178,7 @@ impl Service {
             child: Some(child),
             log,
             client: Client::new(&base, launch.request_limit, timeline.clone()),
+            _port: lease,
         };
         let probe = Client::new(&base, Duration::from_secs(2), timeline.clone());
         let deadline = Instant::now() + launch.ready_within;
