@@ -335,14 +335,10 @@ fn autograder_py_grades_the_template_with_the_runners_environment() {
     {
         return; // The student template.
     }
-    // The student template the slow suites share, built once; its target
-    // folder as the template's own `target` (the runner has no
-    // CARGO_TARGET_DIR).
+    // The student template the slow suites share, built once (the runner
+    // has no CARGO_TARGET_DIR: its `target` links to its target folder).
     let template = anidado::template();
     let dir = template.root.clone();
-    if !dir.join("target").exists() {
-        std::os::unix::fs::symlink(&template.target, dir.join("target")).unwrap();
-    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let cargo_dir = Path::new(&cargo)
         .parent()

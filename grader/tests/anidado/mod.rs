@@ -106,11 +106,12 @@ fn seed_from_outer(nested: &Path) {
 /// The student template the slow suites share, held by one test at a time
 /// (a lock on a file, across the suites' processes): `root` is
 /// `scripts/plantilla-estudiante`'s output as it made it (whatever an
-/// earlier test changed in it put back, what it added removed, `target`
-/// at its top aside), and `target` its own target folder, where only this
-/// copy builds. The template is made again only when a file of the
-/// repository changed since it was made (`sello`: every file's path, size
-/// and time, and `HEAD`, whose `exercises/` it takes); it always lives at
+/// earlier test changed in it put back, what it added removed), and
+/// `target` its own target folder, where only this copy builds (`target`
+/// in the template is a link to it). The template is made again only when
+/// a file of the repository changed since it was made (`sello`: every
+/// file's path, contents and permissions, and `HEAD`, whose `exercises/`
+/// it takes); it always lives at
 /// the same path, so cargo finds its judge built, and no other copy's
 /// judge is ever there (a copy elsewhere, its own built-in root).
 pub struct Template {
@@ -152,6 +153,7 @@ pub fn template() -> Template {
         std::fs::write(&seal_file, &seal).unwrap();
     }
     mirror(&original, &root, true);
+    link_target(&root.join("target"), &target);
     SEED.call_once(|| seed_from_outer(&target));
     let scratch = base.join("trabajo");
     let _ = std::fs::remove_dir_all(&scratch);
@@ -164,9 +166,33 @@ pub fn template() -> Template {
     }
 }
 
+/// Makes `link` (the template's own `target`) a link to its target
+/// folder `target`, whatever it was: cargo run in the template without
+/// `CARGO_TARGET_DIR` (Classroom 50's runner, someone at a terminal)
+/// builds there too, and a link left dangling or a folder of its own never
+/// stays.
+fn link_target(link: &Path, target: &Path) {
+    std::fs::create_dir_all(target).unwrap();
+    match std::fs::symlink_metadata(link) {
+        Ok(m) if m.file_type().is_symlink() => {
+            if std::fs::read_link(link).ok().as_deref() == Some(target) {
+                return;
+            }
+            std::fs::remove_file(link).unwrap();
+        }
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(link).unwrap(),
+        Ok(_) => std::fs::remove_file(link).unwrap(),
+        Err(_) => {}
+    }
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
 /// What the template is made from: `HEAD` and every file `copy_repo`
-/// copies, with its size and modification time.
+/// copies, with a hash of its contents and its permissions (an edit that
+/// keeps the file's size and time is a change too).
 fn stamp() -> String {
+    use std::hash::{Hash, Hasher};
     let git = |args: &[&str]| {
         let o = Command::new("git")
             .args(args)
@@ -186,21 +212,21 @@ fn stamp() -> String {
     ]);
     for file in listed.split(|b| *b == 0).filter(|f| !f.is_empty()) {
         let rel = std::str::from_utf8(file).unwrap();
-        if let Ok(m) = std::fs::metadata(repo().join(rel)) {
-            let time = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            seal.push_str(&format!("{rel} {} {time}\n", m.len()));
+        let path = repo().join(rel);
+        if let (Ok(m), Ok(bytes)) = (std::fs::metadata(&path), std::fs::read(&path)) {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            bytes.hash(&mut h);
+            format!("{:?}", m.permissions()).hash(&mut h);
+            seal.push_str(&format!("{rel} {:016x}\n", h.finish()));
         }
     }
     seal
 }
 
 /// Makes the folder `to` hold what `from` holds: a file missing or
-/// different (in size, time or contents) is copied with its time, and
-/// what `from` lacks is removed (at the top, `target` stays when `top`).
+/// different (in size, time, permissions or contents) is copied with its
+/// time and permissions, each folder gets its permissions back, and what
+/// `from` lacks is removed (at the top, `target` stays when `top`).
 pub fn mirror(from: &Path, to: &Path, top: bool) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(to).unwrap().flatten() {
@@ -230,13 +256,16 @@ pub fn mirror(from: &Path, to: &Path, top: bool) {
             continue;
         }
         let m = entry.metadata().unwrap();
-        let same = std::fs::metadata(&dst)
-            .is_ok_and(|d| d.len() == m.len() && d.modified().ok() == m.modified().ok())
-            && std::fs::read(&src).ok() == std::fs::read(&dst).ok();
+        let same = std::fs::metadata(&dst).is_ok_and(|d| {
+            d.len() == m.len()
+                && d.modified().ok() == m.modified().ok()
+                && d.permissions() == m.permissions()
+        }) && std::fs::read(&src).ok() == std::fs::read(&dst).ok();
         if !same {
             copy_with_time(&src, &dst);
         }
     }
+    std::fs::set_permissions(to, std::fs::metadata(from).unwrap().permissions()).unwrap();
 }
 
 fn seed(outer: &Path, nested: &Path) {
