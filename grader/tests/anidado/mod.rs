@@ -33,6 +33,20 @@ pub fn repo() -> PathBuf {
 /// crate again (the judge, 13 s, in every copy). The judge's own guard
 /// makes each copy's `exercises` its own (`runner::build`).
 pub fn copy_repo(dest: &Path) {
+    for rel in repo_files() {
+        let from = repo().join(&rel);
+        if !from.is_file() {
+            continue;
+        }
+        let to = dest.join(&rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        copy_with_time(&from, &to);
+    }
+}
+
+/// The repository's files, tracked and new (not ignored), relative to its
+/// root.
+fn repo_files() -> Vec<String> {
     let listed = Command::new("git")
         .args([
             "ls-files",
@@ -45,16 +59,12 @@ pub fn copy_repo(dest: &Path) {
         .output()
         .expect("git runs");
     assert!(listed.status.success());
-    for file in listed.stdout.split(|b| *b == 0).filter(|f| !f.is_empty()) {
-        let rel = Path::new(std::str::from_utf8(file).unwrap());
-        let from = repo().join(rel);
-        if !from.is_file() {
-            continue;
-        }
-        let to = dest.join(rel);
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        copy_with_time(&from, &to);
-    }
+    listed
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|f| !f.is_empty())
+        .map(|f| String::from_utf8(f.to_vec()).unwrap())
+        .collect()
 }
 
 /// Copies the file `from` to `to` (written over) with its modification
@@ -96,10 +106,15 @@ pub fn target() -> PathBuf {
 }
 
 /// Seeds the target folder `nested` with the registry crates of the outer
-/// build (`target/debug`).
+/// build (`target/debug`, those `Cargo.lock` names).
 fn seed_from_outer(nested: &Path) {
     if let Some(outer) = Path::new(env!("CARGO_TARGET_TMPDIR")).parent() {
-        seed(&outer.join("debug"), &nested.join("debug"));
+        let lock = std::fs::read_to_string(repo().join("Cargo.lock")).unwrap_or_default();
+        grader::commands::curso::workspace::seed(
+            &outer.join("debug"),
+            &nested.join("debug"),
+            &lock,
+        );
     }
 }
 
@@ -193,26 +208,15 @@ fn link_target(link: &Path, target: &Path) {
 /// keeps the file's size and time is a change too).
 fn stamp() -> String {
     use std::hash::{Hash, Hasher};
-    let git = |args: &[&str]| {
-        let o = Command::new("git")
-            .args(args)
-            .current_dir(repo())
-            .output()
-            .expect("git runs");
-        assert!(o.status.success());
-        o.stdout
-    };
-    let mut seal = String::from_utf8(git(&["rev-parse", "HEAD"])).unwrap();
-    let listed = git(&[
-        "ls-files",
-        "-z",
-        "--cached",
-        "--others",
-        "--exclude-standard",
-    ]);
-    for file in listed.split(|b| *b == 0).filter(|f| !f.is_empty()) {
-        let rel = std::str::from_utf8(file).unwrap();
-        let path = repo().join(rel);
+    let head = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(repo())
+        .output()
+        .expect("git runs");
+    assert!(head.status.success());
+    let mut seal = String::from_utf8(head.stdout).unwrap();
+    for rel in repo_files() {
+        let path = repo().join(&rel);
         if let (Ok(m), Ok(bytes)) = (std::fs::metadata(&path), std::fs::read(&path)) {
             let mut h = std::collections::hash_map::DefaultHasher::new();
             bytes.hash(&mut h);
@@ -266,12 +270,6 @@ pub fn mirror(from: &Path, to: &Path, top: bool) {
         }
     }
     std::fs::set_permissions(to, std::fs::metadata(from).unwrap().permissions()).unwrap();
-}
-
-fn seed(outer: &Path, nested: &Path) {
-    let lock = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock"))
-        .unwrap_or_default();
-    grader::commands::curso::workspace::seed(outer, nested, &lock);
 }
 
 /// A correct body for the stub `PaymentsServer::charge` (plain `HashMap`
