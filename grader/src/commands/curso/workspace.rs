@@ -149,8 +149,13 @@ fn is_registry_artifact(file: &str, registry: &BTreeSet<String>) -> bool {
 /// the kit's own crates are never copied. Files are hard-linked when they
 /// can be in `deps` (the compiler's outputs of a fresh crate are never
 /// rewritten), else copied (cargo rewrites fingerprints and build-script
-/// outputs in place). Entries already there are kept, and no file is ever
-/// written over: see [`link_or_copy`].
+/// outputs in place) with the outer file's modification time: cargo takes
+/// a crate whose dependency's fingerprint or build-script output is newer
+/// than its own outputs for stale, so a copy dated now rebuilt every crate
+/// with a build script and all that depend on them (syn, serde_derive,
+/// serde_json, nix, rustix, proptest…: 40 s of CPU in each nested build of
+/// the kit's slow tests, issue 28). Entries already there are kept, and no
+/// file is ever written over: see [`link_or_copy`].
 pub fn seed(outer: &Path, nested: &Path, lock: &str) {
     let registry = registry_crates(lock);
     for sub in ["deps", "build", ".fingerprint"] {
@@ -201,10 +206,23 @@ fn link_or_copy(from: &Path, to: &Path, link: bool) {
         name.to_string_lossy(),
         std::process::id()
     ));
-    if std::fs::copy(from, &beside).is_ok() {
+    if std::fs::copy(from, &beside).is_ok() && same_time(from, &beside) {
         let _ = std::fs::hard_link(&beside, to);
     }
     let _ = std::fs::remove_file(&beside);
+}
+
+/// Gives the copy `to` the modification time of `from` (see [`seed`]):
+/// whether it could.
+fn same_time(from: &Path, to: &Path) -> bool {
+    let Ok(modified) = std::fs::metadata(from).and_then(|m| m.modified()) else {
+        return false;
+    };
+    std::fs::File::options()
+        .write(true)
+        .open(to)
+        .and_then(|f| f.set_modified(modified))
+        .is_ok()
 }
 
 #[cfg(test)]
@@ -269,5 +287,31 @@ mod tests {
             std::fs::read_to_string(nested.join("deps/rand-1a2b.d")).unwrap(),
             "rand-1a2b.d"
         );
+    }
+
+    /// A copied entry (a fingerprint, a build script's output) keeps the
+    /// outer file's modification time: a copy dated now is newer than the
+    /// crates built on it, and cargo built them again.
+    #[test]
+    fn a_seeded_copy_keeps_the_outer_files_modification_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let (outer, nested) = (dir.path().join("outer"), dir.path().join("nested"));
+        let fingerprint = outer.join(".fingerprint/rand-1a2b");
+        std::fs::create_dir_all(&fingerprint).unwrap();
+        let file = fingerprint.join("lib-rand");
+        std::fs::write(&file, b"hash").unwrap();
+        let then =
+            std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(then)
+            .unwrap();
+        let lock = "[[package]]\nname = \"rand\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n";
+        seed(&outer, &nested, lock);
+        let copy = nested.join(".fingerprint/rand-1a2b/lib-rand");
+        assert_eq!(std::fs::read(&copy).unwrap(), b"hash");
+        assert_eq!(std::fs::metadata(&copy).unwrap().modified().unwrap(), then);
     }
 }
