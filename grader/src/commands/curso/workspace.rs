@@ -147,9 +147,11 @@ fn is_registry_artifact(file: &str, registry: &BTreeSet<String>) -> bool {
 /// `lock`), so copies of the kit only compile the kit's own crates. Cargo's
 /// artifacts of registry crates do not depend on where the workspace lives;
 /// the kit's own crates are never copied. Files are hard-linked when they
-/// can be in `deps` (the compiler's outputs of a fresh crate are never
-/// rewritten), else copied (cargo rewrites fingerprints and build-script
-/// outputs in place) with the outer file's modification time: cargo takes
+/// can be in `deps` (the compiler's outputs of a fresh crate are written
+/// beside and renamed into place), except the dep-info files (`*.d`, which
+/// rustc rewrites in place), else copied (cargo rewrites fingerprints and
+/// build-script outputs in place) with the outer file's modification
+/// time: cargo takes
 /// a crate whose dependency's fingerprint or build-script output is newer
 /// than its own outputs for stale, so a copy dated now rebuilt every crate
 /// with a build script and all that depend on them (syn, serde_derive,
@@ -167,7 +169,8 @@ pub fn seed(outer: &Path, nested: &Path, lock: &str) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if is_registry_artifact(&name, &registry) && !to.join(&name).exists() {
-                link_or_copy(&entry.path(), &to.join(&name), sub == "deps");
+                let link = sub == "deps" && !name.ends_with(".d");
+                link_or_copy(&entry.path(), &to.join(&name), link);
             }
         }
     }
@@ -179,8 +182,10 @@ pub fn seed(outer: &Path, nested: &Path, lock: &str) {
 /// earlier by another judge seeding the same folder: copying over it
 /// truncated the outer target folder's `librand-….rlib` to nothing, and
 /// every build of the kit then failed with `can't find crate for rand`
-/// (CI, two `curso` runs at once). A copy is written beside `to` and linked
-/// into place, which fails, leaving `to` as it is, when `to` exists.
+/// (CI, two `curso` runs at once). A copy is written beside `to`, given
+/// `from`'s modification time when it can be (else cargo builds again what
+/// is built on it: slower, still right), and linked into place, which
+/// fails, leaving `to` as it is, when `to` exists.
 fn link_or_copy(from: &Path, to: &Path, link: bool) {
     if from.is_dir() {
         let _ = std::fs::create_dir_all(to);
@@ -206,23 +211,23 @@ fn link_or_copy(from: &Path, to: &Path, link: bool) {
         name.to_string_lossy(),
         std::process::id()
     ));
-    if std::fs::copy(from, &beside).is_ok() && same_time(from, &beside) {
+    if std::fs::copy(from, &beside).is_ok() {
+        same_time(from, &beside);
         let _ = std::fs::hard_link(&beside, to);
     }
     let _ = std::fs::remove_file(&beside);
 }
 
-/// Gives the copy `to` the modification time of `from` (see [`seed`]):
-/// whether it could.
-fn same_time(from: &Path, to: &Path) -> bool {
+/// Gives the copy `to` the modification time of `from` (see [`seed`]), if
+/// it can: opened for writing, or (a read-only copy, as `fs::copy` keeps
+/// the mode; its owner may still set its times on unix) for reading.
+fn same_time(from: &Path, to: &Path) {
     let Ok(modified) = std::fs::metadata(from).and_then(|m| m.modified()) else {
-        return false;
+        return;
     };
-    std::fs::File::options()
-        .write(true)
-        .open(to)
-        .and_then(|f| f.set_modified(modified))
-        .is_ok()
+    let set =
+        |file: std::io::Result<std::fs::File>| file.and_then(|f| f.set_modified(modified)).is_ok();
+    let _ = set(std::fs::File::options().write(true).open(to)) || set(std::fs::File::open(to));
 }
 
 #[cfg(test)]
@@ -313,5 +318,47 @@ mod tests {
         let copy = nested.join(".fingerprint/rand-1a2b/lib-rand");
         assert_eq!(std::fs::read(&copy).unwrap(), b"hash");
         assert_eq!(std::fs::metadata(&copy).unwrap().modified().unwrap(), then);
+    }
+
+    /// A read-only file (a build script's output keeps its mode) is copied
+    /// with its time too, and a dep-info file (`*.d`, which rustc rewrites
+    /// in place) is a copy, never a link to the outer one.
+    #[cfg(unix)]
+    #[test]
+    fn a_read_only_output_keeps_its_time_and_dep_info_is_never_shared() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let (outer, nested) = (dir.path().join("outer"), dir.path().join("nested"));
+        let out = outer.join("build/libc-1a2b");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::create_dir_all(outer.join("deps")).unwrap();
+        let then =
+            std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        let output = out.join("output");
+        let dep_info = outer.join("deps/libc-1a2b.d");
+        for file in [&output, &dep_info] {
+            std::fs::write(file, b"cargo:rustc-cfg=x").unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(file)
+                .unwrap()
+                .set_modified(then)
+                .unwrap();
+        }
+        std::fs::set_permissions(&output, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let lock = "[[package]]\nname = \"libc\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n";
+        seed(&outer, &nested, lock);
+        let copy = nested.join("build/libc-1a2b/output");
+        assert_eq!(std::fs::read(&copy).unwrap(), b"cargo:rustc-cfg=x");
+        assert_eq!(std::fs::metadata(&copy).unwrap().modified().unwrap(), then);
+        let dep_copy = nested.join("deps/libc-1a2b.d");
+        assert_eq!(
+            std::fs::metadata(&dep_copy).unwrap().modified().unwrap(),
+            then
+        );
+        assert_ne!(
+            std::fs::metadata(&dep_copy).unwrap().ino(),
+            std::fs::metadata(&dep_info).unwrap().ino()
+        );
     }
 }
