@@ -294,6 +294,19 @@ mod tests {
         );
     }
 
+    /// Dates `file` to a moment long past (2023-11-14), which it returns.
+    fn dated(file: &Path) -> std::time::SystemTime {
+        let then =
+            std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(file)
+            .unwrap()
+            .set_modified(then)
+            .unwrap();
+        then
+    }
+
     /// A copied entry (a fingerprint, a build script's output) keeps the
     /// outer file's modification time: a copy dated now is newer than the
     /// crates built on it, and cargo built them again.
@@ -305,14 +318,7 @@ mod tests {
         std::fs::create_dir_all(&fingerprint).unwrap();
         let file = fingerprint.join("lib-rand");
         std::fs::write(&file, b"hash").unwrap();
-        let then =
-            std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
-        std::fs::File::options()
-            .write(true)
-            .open(&file)
-            .unwrap()
-            .set_modified(then)
-            .unwrap();
+        let then = dated(&file);
         let lock = "[[package]]\nname = \"rand\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n";
         seed(&outer, &nested, lock);
         let copy = nested.join(".fingerprint/rand-1a2b/lib-rand");
@@ -332,18 +338,12 @@ mod tests {
         let out = outer.join("build/libc-1a2b");
         std::fs::create_dir_all(&out).unwrap();
         std::fs::create_dir_all(outer.join("deps")).unwrap();
-        let then =
-            std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
         let output = out.join("output");
         let dep_info = outer.join("deps/libc-1a2b.d");
+        let mut then = std::time::SystemTime::UNIX_EPOCH;
         for file in [&output, &dep_info] {
             std::fs::write(file, b"cargo:rustc-cfg=x").unwrap();
-            std::fs::File::options()
-                .write(true)
-                .open(file)
-                .unwrap()
-                .set_modified(then)
-                .unwrap();
+            then = dated(file);
         }
         std::fs::set_permissions(&output, std::fs::Permissions::from_mode(0o444)).unwrap();
         let lock = "[[package]]\nname = \"libc\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n";
