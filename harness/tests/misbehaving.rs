@@ -318,15 +318,22 @@ impl support::StoreChange for AbortsOnReuse {
 
 /// `blocks` × 64 MiB or less, as `Vec::try_reserve` gives it (it never
 /// aborts), every byte written: memory the process holds, and the CPU
-/// while it writes it.
+/// while it writes it. Written a page at a time (`extend_from_slice`, a
+/// copy): `resize` fills byte by byte in `Vec::extend_with`, and the test
+/// build may link an unoptimised copy of it from a dependency at
+/// opt-level 0 (share-generics; Cargo.toml), a quarter of this suite's CPU.
 fn hog_memory(blocks: usize) -> Vec<Vec<u8>> {
+    const BLOCK: usize = 64 << 20;
+    let page = [1u8; 4096];
     let mut held: Vec<Vec<u8>> = Vec::new();
     for _ in 0..blocks {
         let mut block: Vec<u8> = Vec::new();
-        if block.try_reserve_exact(64 << 20).is_err() {
+        if block.try_reserve_exact(BLOCK).is_err() {
             break;
         }
-        block.resize(64 << 20, 1);
+        while block.len() < BLOCK {
+            block.extend_from_slice(&page);
+        }
         held.push(block);
     }
     held
