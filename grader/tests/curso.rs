@@ -177,7 +177,16 @@ fn class(dir: &Path) {
 /// (`KIT_SIN_CASOS_GRANDES`): these tests are about a class's gradebook,
 /// and each solved submission would take 11 s more; a class graded with
 /// them gets the same figures per student as each alone, as without.
+/// The judge of these tests, run in the repository. Its class runs and the
+/// submissions graded alone build in `target/curso/target`, seeded first
+/// as the other nested folders are ([`anidado::seed_from_outer`]: `curso`
+/// itself seeds only the registry crates).
 fn grader() -> Command {
+    static SEED: std::sync::Once = std::sync::Once::new();
+    SEED.call_once(|| {
+        let work_root = grader::commands::curso::workspace::work_root(&repo());
+        anidado::seed_from_outer(&work_root.join("target"));
+    });
     let mut c = Command::new(env!("CARGO_BIN_EXE_grader"));
     c.current_dir(repo())
         .env_remove("KIT_SEMILLA_SECRETA")

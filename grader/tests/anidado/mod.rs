@@ -10,7 +10,9 @@
 //! entries whose crate is a registry package of `Cargo.lock`), so a copy only
 //! compiles the kit's own crates instead of every dependency again. Cargo's
 //! artifacts of registry crates do not depend on where the workspace lives;
-//! the kit's own crates are never copied, so a copy always builds its own.
+//! nor do those of the kit's `sim` and `protocol` (see [`LENT`]), seeded
+//! too; the kit's other crates are never copied, so a copy always builds its
+//! own.
 
 // Each test target uses part of this module.
 #![allow(dead_code)]
@@ -105,16 +107,28 @@ pub fn target() -> PathBuf {
     nested
 }
 
+/// The kit's crates whose builds the outer target folder lends to the
+/// nested ones: the judge's harnesses and the template's tests build them at
+/// opt-level 3 (`protocol`) and 1 (`sim`), some 6 s of CPU each time, in
+/// each nested folder (issue 28). Their artifacts do not depend on where the
+/// kit lives: neither reads its own path (no `env!("CARGO_MANIFEST_DIR")`,
+/// which the judge's built-in root is, so the judge, the grader and the
+/// harness always build in each copy), and cargo names their builds by
+/// their paths inside the workspace. A copy made with its files' times
+/// (`copy_repo`, `scripts/plantilla-estudiante`) takes them as built; a
+/// copy whose source is newer builds its own.
+const LENT: [&str; 2] = ["sim", "protocol"];
+
 /// Seeds the target folder `nested` with the registry crates of the outer
-/// build (`target/debug`, those `Cargo.lock` names).
-fn seed_from_outer(nested: &Path) {
+/// build (`target/debug`, those `Cargo.lock` names) and the kit's crates
+/// of [`LENT`].
+pub fn seed_from_outer(nested: &Path) {
+    use grader::commands::curso::workspace;
     if let Some(outer) = Path::new(env!("CARGO_TARGET_TMPDIR")).parent() {
         let lock = std::fs::read_to_string(repo().join("Cargo.lock")).unwrap_or_default();
-        grader::commands::curso::workspace::seed(
-            &outer.join("debug"),
-            &nested.join("debug"),
-            &lock,
-        );
+        let (outer, nested) = (outer.join("debug"), nested.join("debug"));
+        workspace::seed(&outer, &nested, &lock);
+        workspace::seed_crates(&outer, &nested, &LENT.map(String::from).into());
     }
 }
 

@@ -128,17 +128,17 @@ pub fn registry_crates(lock: &str) -> BTreeSet<String> {
 }
 
 /// Whether artifact `file` (`libserde-1a2b.rlib`, `serde-1a2b.d`,
-/// `serde-1a2b/`) belongs to a registry crate.
-fn is_registry_artifact(file: &str, registry: &BTreeSet<String>) -> bool {
+/// `serde-1a2b/`) belongs to one of `crates` (names with `_`).
+fn is_artifact_of(file: &str, crates: &BTreeSet<String>) -> bool {
     let stem = file.split('.').next().unwrap_or(file);
     let Some((krate, _hash)) = stem.rsplit_once('-') else {
         return false;
     };
     let krate = krate.replace('-', "_");
-    registry.contains(&krate)
+    crates.contains(&krate)
         || krate
             .strip_prefix("lib")
-            .is_some_and(|k| registry.contains(k))
+            .is_some_and(|k| crates.contains(k))
 }
 
 /// Seeds the profile folder `nested` (`…/debug`) of a new target folder with
@@ -159,7 +159,16 @@ fn is_registry_artifact(file: &str, registry: &BTreeSet<String>) -> bool {
 /// the kit's slow tests, issue 28). Entries already there are kept, and no
 /// file is ever written over: see [`link_or_copy`].
 pub fn seed(outer: &Path, nested: &Path, lock: &str) {
-    let registry = registry_crates(lock);
+    seed_crates(outer, nested, &registry_crates(lock));
+}
+
+/// As [`seed`], with the entries of `crates` (names with `_`, as
+/// [`registry_crates`] gives them). For the crates whose artifacts do not
+/// depend on where the workspace lives: the registry's, and (the kit's own
+/// tests, which copy the kit with its files' times) the kit's crates that
+/// read nothing of their own path (`sim`, `protocol`). Cargo still builds a
+/// crate again when a source of the copy is newer than the seeded build.
+pub fn seed_crates(outer: &Path, nested: &Path, crates: &BTreeSet<String>) {
     for sub in ["deps", "build", ".fingerprint"] {
         let (from, to) = (outer.join(sub), nested.join(sub));
         let Ok(entries) = std::fs::read_dir(&from) else {
@@ -168,7 +177,7 @@ pub fn seed(outer: &Path, nested: &Path, lock: &str) {
         let _ = std::fs::create_dir_all(&to);
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if is_registry_artifact(&name, &registry) && !to.join(&name).exists() {
+            if is_artifact_of(&name, crates) && !to.join(&name).exists() {
                 let link = sub == "deps" && !name.ends_with(".d");
                 link_or_copy(&entry.path(), &to.join(&name), link);
             }
@@ -292,6 +301,33 @@ mod tests {
             std::fs::read_to_string(nested.join("deps/rand-1a2b.d")).unwrap(),
             "rand-1a2b.d"
         );
+    }
+
+    /// Seeding named crates takes exactly theirs: the kit's `sim` and not
+    /// `simulacion` (another crate whose name starts the same), nor a
+    /// registry crate.
+    #[test]
+    fn seeding_named_crates_takes_theirs_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let (outer, nested) = (dir.path().join("outer"), dir.path().join("nested"));
+        std::fs::create_dir_all(outer.join("deps")).unwrap();
+        std::fs::create_dir_all(outer.join(".fingerprint/sim-3c4d")).unwrap();
+        for f in [
+            "librand-1a2b.rlib",
+            "libsim-3c4d.rlib",
+            "sim-3c4d.d",
+            "libsimulacion-5e6f.rlib",
+        ] {
+            std::fs::write(outer.join("deps").join(f), f).unwrap();
+        }
+        seed_crates(&outer, &nested, &BTreeSet::from(["sim".to_string()]));
+        let mut got: Vec<_> = std::fs::read_dir(nested.join("deps"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        got.sort();
+        assert_eq!(got, ["libsim-3c4d.rlib", "sim-3c4d.d"]);
+        assert!(nested.join(".fingerprint/sim-3c4d").is_dir());
     }
 
     /// Dates `file` to a moment long past (2023-11-14), which it returns.
