@@ -132,6 +132,15 @@ fn the_student_template_builds_grades_and_passes_its_tests_without_solutions() {
 
     let build = cargo(&template, &["build", "--workspace"]);
     assert!(build.status.success(), "{}", text(&build.stderr));
+    // No warning of cargo's own about the manifest on each of the
+    // student's builds (a profile setting for a crate the template no
+    // longer has: libtest-mimic, once).
+    let warnings: Vec<&str> = std::str::from_utf8(&build.stderr)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("warning: profile package spec"))
+        .collect();
+    assert!(warnings.is_empty(), "{warnings:#?}");
 
     // It grades: the stubs, pending, 0 of 100.
     let graded = cargo(&template, &["run", "-q", "-p", "grader"]);
