@@ -177,6 +177,7 @@ fn class(dir: &Path) {
 /// (`KIT_SIN_CASOS_GRANDES`): these tests are about a class's gradebook,
 /// and each solved submission would take 11 s more; a class graded with
 /// them gets the same figures per student as each alone, as without.
+///
 /// The judge of these tests, run in the repository. Its class runs and the
 /// submissions graded alone build in `target/curso/target`, seeded first
 /// as the other nested folders are ([`anidado::seed_from_outer`]: `curso`

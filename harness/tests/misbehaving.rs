@@ -321,7 +321,8 @@ impl support::StoreChange for AbortsOnReuse {
 /// while it writes it. Written a page at a time (`extend_from_slice`, a
 /// copy): `resize` fills byte by byte in `Vec::extend_with`, and the test
 /// build may link an unoptimised copy of it from a dependency at
-/// opt-level 0 (share-generics; Cargo.toml), a quarter of this suite's CPU.
+/// opt-level 0 or 1 (share-generics; Cargo.toml), a quarter of this
+/// suite's CPU.
 fn hog_memory(blocks: usize) -> Vec<Vec<u8>> {
     const BLOCK: usize = 64 << 20;
     let page = [1u8; 4096];

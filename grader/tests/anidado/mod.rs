@@ -126,9 +126,9 @@ pub fn seed_from_outer(nested: &Path) {
     use grader::commands::curso::workspace;
     if let Some(outer) = Path::new(env!("CARGO_TARGET_TMPDIR")).parent() {
         let lock = std::fs::read_to_string(repo().join("Cargo.lock")).unwrap_or_default();
-        let (outer, nested) = (outer.join("debug"), nested.join("debug"));
-        workspace::seed(&outer, &nested, &lock);
-        workspace::seed_crates(&outer, &nested, &LENT.map(String::from).into());
+        let mut crates = workspace::registry_crates(&lock);
+        crates.extend(LENT.map(String::from));
+        workspace::seed_crates(&outer.join("debug"), &nested.join("debug"), &crates);
     }
 }
 

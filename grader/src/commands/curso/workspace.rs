@@ -279,24 +279,40 @@ mod tests {
         assert_eq!(left, ["lib-rand"], "no copy left beside it");
     }
 
+    /// An outer profile folder whose `deps` holds `files` (each file's
+    /// text is its name), and the path of a nested one beside it.
+    fn outer_with(files: &[&str]) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let (outer, nested) = (dir.path().join("outer"), dir.path().join("nested"));
+        std::fs::create_dir_all(outer.join("deps")).unwrap();
+        for f in files {
+            std::fs::write(outer.join("deps").join(f), f).unwrap();
+        }
+        (dir, outer, nested)
+    }
+
+    /// The names in `dir`, sorted.
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
     /// A seeding copies the registry crates' entries and nothing of the
     /// kit's own crates.
     #[test]
     fn a_seeding_takes_the_registry_crates_only() {
-        let dir = tempfile::tempdir().unwrap();
-        let (outer, nested) = (dir.path().join("outer"), dir.path().join("nested"));
-        std::fs::create_dir_all(outer.join("deps")).unwrap();
-        for f in ["librand-1a2b.rlib", "rand-1a2b.d", "libsim-3c4d.rlib"] {
-            std::fs::write(outer.join("deps").join(f), f).unwrap();
-        }
+        let (_dir, outer, nested) =
+            outer_with(&["librand-1a2b.rlib", "rand-1a2b.d", "libsim-3c4d.rlib"]);
         let lock = "[[package]]\nname = \"rand\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n[[package]]\nname = \"sim\"\n";
         seed(&outer, &nested, lock);
-        let mut got: Vec<_> = std::fs::read_dir(nested.join("deps"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        got.sort();
-        assert_eq!(got, ["librand-1a2b.rlib", "rand-1a2b.d"]);
+        assert_eq!(
+            names_in(&nested.join("deps")),
+            ["librand-1a2b.rlib", "rand-1a2b.d"]
+        );
         assert_eq!(
             std::fs::read_to_string(nested.join("deps/rand-1a2b.d")).unwrap(),
             "rand-1a2b.d"
@@ -308,25 +324,18 @@ mod tests {
     /// registry crate.
     #[test]
     fn seeding_named_crates_takes_theirs_only() {
-        let dir = tempfile::tempdir().unwrap();
-        let (outer, nested) = (dir.path().join("outer"), dir.path().join("nested"));
-        std::fs::create_dir_all(outer.join("deps")).unwrap();
-        std::fs::create_dir_all(outer.join(".fingerprint/sim-3c4d")).unwrap();
-        for f in [
+        let (_dir, outer, nested) = outer_with(&[
             "librand-1a2b.rlib",
             "libsim-3c4d.rlib",
             "sim-3c4d.d",
             "libsimulacion-5e6f.rlib",
-        ] {
-            std::fs::write(outer.join("deps").join(f), f).unwrap();
-        }
+        ]);
+        std::fs::create_dir_all(outer.join(".fingerprint/sim-3c4d")).unwrap();
         seed_crates(&outer, &nested, &BTreeSet::from(["sim".to_string()]));
-        let mut got: Vec<_> = std::fs::read_dir(nested.join("deps"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        got.sort();
-        assert_eq!(got, ["libsim-3c4d.rlib", "sim-3c4d.d"]);
+        assert_eq!(
+            names_in(&nested.join("deps")),
+            ["libsim-3c4d.rlib", "sim-3c4d.d"]
+        );
         assert!(nested.join(".fingerprint/sim-3c4d").is_dir());
     }
 
