@@ -14,17 +14,38 @@ pub fn set_root(root: &Path) {
     let _ = CHOSEN_ROOT.set(root);
 }
 
+/// The manifest folder of the program that links the judge (the grader's
+/// binaries: their `env!("CARGO_MANIFEST_DIR")`), set with
+/// [`set_built_in_manifest_dir`].
+static BUILT_IN_MANIFEST_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Records `dir`, the manifest folder the running program was built in
+/// (`grader/`, whose parent is the kit's root): the root when neither
+/// [`set_root`] nor cargo (`CARGO_MANIFEST_DIR` at run time) names one. The
+/// grader's binaries call it first thing with their own
+/// `env!("CARGO_MANIFEST_DIR")`, so that this library never reads its
+/// own path at compile time: its build is then the same in every copy of
+/// the kit, and the tests' nested copies borrow it from the outer target
+/// folder instead of compiling it again (issue 28). A second call is
+/// ignored.
+pub fn set_built_in_manifest_dir(dir: &str) {
+    let _ = BUILT_IN_MANIFEST_DIR.set(PathBuf::from(dir));
+}
+
 /// The repository root: the one chosen with [`set_root`] (`--raiz`), else
-/// the workspace `cargo run` ran the grader from (its `CARGO_MANIFEST_DIR`
-/// at run time), else the one the grader was built in. Two copies of the
-/// kit built into one target folder share the grader's binary; each must
-/// still grade its own files.
+/// the workspace `cargo run` (or `cargo test`) ran the program from (its
+/// `CARGO_MANIFEST_DIR` at run time), else the one the grader was built in
+/// ([`set_built_in_manifest_dir`]), else the current folder. Two copies of
+/// the kit built into one target folder share the grader's binary; each
+/// must still grade its own files.
 pub fn repo_root() -> PathBuf {
     if let Some(root) = CHOSEN_ROOT.get() {
         return root.clone();
     }
     let runtime = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
-    let manifest = runtime.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let Some(manifest) = runtime.or_else(|| BUILT_IN_MANIFEST_DIR.get().cloned()) else {
+        return std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    };
     let root = manifest.parent().unwrap_or(&manifest).to_path_buf();
     root.canonicalize().unwrap_or(root)
 }

@@ -10,7 +10,7 @@
 //! entries whose crate is a registry package of `Cargo.lock`), so a copy only
 //! compiles the kit's own crates instead of every dependency again. Cargo's
 //! artifacts of registry crates do not depend on where the workspace lives;
-//! nor do those of the kit's `sim` and `protocol` (see [`LENT`]), seeded
+//! nor do those of the kit's `sim`, `protocol` and `judge` (see [`LENT`]), seeded
 //! too; the kit's other crates are never copied, so a copy always builds its
 //! own.
 
@@ -109,15 +109,17 @@ pub fn target() -> PathBuf {
 
 /// The kit's crates whose builds the outer target folder lends to the
 /// nested ones: the judge's harnesses and the template's tests build them at
-/// opt-level 3 (`protocol`) and 1 (`sim`), some 6 s of CPU each time, in
-/// each nested folder (issue 28). Their artifacts do not depend on where the
-/// kit lives: neither reads its own path (no `env!("CARGO_MANIFEST_DIR")`,
-/// which the judge's built-in root is, so the judge, the grader and the
-/// harness always build in each copy), and cargo names their builds by
-/// their paths inside the workspace. A copy made with its files' times
-/// (`copy_repo`, `scripts/plantilla-estudiante`) takes them as built; a
-/// copy whose source is newer builds its own.
-const LENT: [&str; 2] = ["sim", "protocol"];
+/// opt-level 3 (`protocol`) and 1 (`sim`), some 6 s of CPU each time, and
+/// the judge (6 s), in each nested folder (issue 28). Their artifacts do not
+/// depend on where the kit lives: none reads its own path at compile time
+/// (the judge's built-in root comes from the grader's binaries,
+/// `judge::paths::set_built_in_manifest_dir`; the grader and the harness,
+/// which link the student's crate or read their path, always build in each
+/// copy), and cargo names their builds by their paths inside the workspace.
+/// A copy made with its files' times (`copy_repo`,
+/// `scripts/plantilla-estudiante`) takes them as built; a copy whose source
+/// is newer builds its own.
+const LENT: [&str; 3] = ["sim", "protocol", "judge"];
 
 /// Seeds the target folder `nested` with the registry crates of the outer
 /// build (`target/debug`, those `Cargo.lock` names) and the kit's crates
