@@ -158,28 +158,3 @@ pub fn reconcile(orders: &[Order], ledger: &[LedgerEntry]) -> sim::Reconciliatio
     r.overcharge_pct = sim::Percent::of(r.overcharge, r.intended);
     r
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use sim::{Money, StreamKind};
-
-    /// The lesson's fleet: 1,184 attempts, 146 orders charged 2+ times,
-    /// $305,118 without keys and $256,979 with them.
-    #[test]
-    fn the_lessons_fleet() {
-        let fleet = Fleet::generated(1000, (10, 500), 0.15, 4, 42, StreamKind::Cpython);
-        let a = attempts(&fleet);
-        assert_eq!(a.iter().map(|o| u64::from(o.attempts)).sum::<u64>(), 1184);
-        assert_eq!(a.iter().filter(|o| o.attempts >= 2).count(), 146);
-        let orders = fleet.orders();
-        let before = ledger(&fleet, &orders, false);
-        let after = ledger(&fleet, &orders, true);
-        assert_eq!(before.len(), 1184);
-        assert_eq!(after.len(), 1000);
-        let sum = |l: &[LedgerEntry]| l.iter().map(|r| r.amount).sum::<Money>();
-        assert_eq!(sum(&before), Money::from_dollars(305_118));
-        assert_eq!(sum(&after), Money::from_dollars(256_979));
-        assert_eq!(before[1183].charge_id, ChargeId(1184));
-    }
-}
