@@ -105,8 +105,11 @@ pub fn clap_message(e: &clap::Error, commands: &[String]) -> String {
 fn example(flag: &str, name: &str) -> &'static str {
     match (flag, name) {
         ("--svg", _) => "barrido.svg",
+        ("--fixtures", _) => "mis-fixtures",
+        ("--raiz", _) => "../otra-copia-del-kit",
+        ("--unir", _) => "salida-1 salida-2",
         (_, "ARCHIVO") => "informe.txt",
-        (_, "CARPETA") => "mis-fixtures",
+        (_, "CARPETA") => "mi-carpeta",
         (_, "SEGUNDOS") => "5",
         (_, "P") => "0.15",
         _ => "…",

@@ -349,6 +349,21 @@ fn out_of_range_numbers_and_empty_names_are_said_once() {
         stderr(&o),
         "grader: --svg necesita un valor (ARCHIVO) y llegó vacío: escríbelo después de --svg, p. ej. --svg barrido.svg. Usa --help para ver las opciones.\n"
     );
+    // Each folder flag's example is a folder of its own kind (`--raiz`
+    // once showed the fixtures' example).
+    for (flag, example) in [
+        ("--raiz", "../otra-copia-del-kit"),
+        ("--fixtures", "mis-fixtures"),
+    ] {
+        let o = grader(&[flag, ""]);
+        assert_eq!(o.status.code(), Some(2), "{flag}");
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "grader: {flag} necesita un valor (CARPETA) y llegó vacío: escríbelo después de {flag}, p. ej. {flag} {example}. Usa --help para ver las opciones.\n"
+            )
+        );
+    }
 }
 
 /// `--help` shows the student's options first and the instructors' under
