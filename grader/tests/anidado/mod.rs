@@ -10,9 +10,8 @@
 //! entries whose crate is a registry package of `Cargo.lock`), so a copy only
 //! compiles the kit's own crates instead of every dependency again. Cargo's
 //! artifacts of registry crates do not depend on where the workspace lives;
-//! nor do those of the kit's `sim`, `protocol` and `judge` (see [`LENT`]), seeded
-//! too; the kit's other crates are never copied, so a copy always builds its
-//! own.
+//! nor do those of the kit's crates in [`LENT`], seeded too; the kit's
+//! other crates are never copied, so a copy always builds its own.
 
 // Each test target uses part of this module.
 #![allow(dead_code)]
@@ -113,9 +112,10 @@ pub fn target() -> PathBuf {
 /// the judge (6 s), in each nested folder (issue 28). Their artifacts do not
 /// depend on where the kit lives: none reads its own path at compile time
 /// (the judge's built-in root comes from the grader's binaries,
-/// `judge::paths::set_built_in_manifest_dir`; the grader and the harness,
-/// which link the student's crate or read their path, always build in each
-/// copy), and cargo names their builds by their paths inside the workspace.
+/// `judge::paths::set_built_in_manifest_dir`), and cargo names their builds
+/// by their paths inside the workspace. Not the harness, which links the
+/// student's crate, nor the grader: lent, it was still built again in the
+/// template (2026-12-07, cause not found).
 /// A copy made with its files' times (`copy_repo`,
 /// `scripts/plantilla-estudiante`) takes them as built; a copy whose source
 /// is newer builds its own.

@@ -166,8 +166,9 @@ pub fn seed(outer: &Path, nested: &Path, lock: &str) {
 /// [`registry_crates`] gives them). For the crates whose artifacts do not
 /// depend on where the workspace lives: the registry's, and (the kit's own
 /// tests, which copy the kit with its files' times) the kit's crates that
-/// read nothing of their own path (`sim`, `protocol`, `judge`). Cargo still builds a
-/// crate again when a source of the copy is newer than the seeded build.
+/// read nothing of their own path at compile time (the tests' `LENT`
+/// list). Cargo still builds a crate again when a source of the copy is
+/// newer than the seeded build.
 pub fn seed_crates(outer: &Path, nested: &Path, crates: &BTreeSet<String>) {
     for sub in ["deps", "build", ".fingerprint"] {
         let (from, to) = (outer.join(sub), nested.join(sub));
